@@ -1,0 +1,91 @@
+"""Find the rule that covers a host in time independent of how many rules there are.
+
+Rules are filed under their host. A lookup walks the host's label suffixes
+(``a.b.example.com``, ``b.example.com``, ``example.com``, ``com``): one hash
+lookup per label, whatever the size of the list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from agentloop_tools.web._rules import Rule
+from agentloop_tools.web._url import Location
+
+
+class _Entry:
+    __slots__ = ("paths", "whole")
+
+    def __init__(self) -> None:
+        self.whole: Rule | None = None
+        self.paths: list[Rule] = []
+
+
+class RuleIndex:
+    """Rules filed by host, with the allowlist and blocklist readings of a match."""
+
+    __slots__ = ("_domains", "_ips")
+
+    def __init__(self, rules: Iterable[Rule]) -> None:
+        self._domains: dict[str, _Entry] = {}
+        self._ips: dict[str, _Entry] = {}
+        for rule in rules:
+            table = self._ips if rule.is_ip else self._domains
+            entry = table.get(rule.host)
+            if entry is None:
+                entry = table[rule.host] = _Entry()
+            if rule.path is None:
+                if entry.whole is None:  # the first of two equal rules is the one reported
+                    entry.whole = rule
+            else:
+                entry.paths.append(rule)
+
+    def admitting(self, location: Location) -> Rule | None:
+        """The allow rule that clearly names this location, or None.
+
+        Only the browser's own reading counts: no look-alike, no mapped address,
+        and a path rule must hold for every reading of the path.
+        """
+        if not location.valid:
+            return None
+        for entry in self._entries(location.host, location.is_ip):
+            if entry.whole is not None:
+                return entry.whole
+            for rule in entry.paths:
+                if rule.admits_path(location.path):
+                    return rule
+        return None
+
+    def blocking(self, location: Location) -> Rule | None:
+        """The block rule that covers any reading of this location, or None."""
+        hosts = (location.host, *location.also_served_as)
+        for index, host in enumerate(hosts):
+            is_ip = location.is_ip and index == 0 or _looks_like_ip(host)
+            for entry in self._entries(host, is_ip):
+                if entry.whole is not None:
+                    return entry.whole
+                for rule in entry.paths:
+                    if rule.blocks_path(location.path):
+                        return rule
+        return None
+
+    def _entries(self, host: str, is_ip: bool) -> Iterable[_Entry]:
+        if is_ip:
+            entry = self._ips.get(host)
+            if entry is not None:
+                yield entry
+            return
+        table = self._domains
+        entry = table.get(host)
+        if entry is not None:
+            yield entry
+        dot = host.find(".")
+        while dot != -1:
+            entry = table.get(host[dot + 1 :])
+            if entry is not None:
+                yield entry
+            dot = host.find(".", dot + 1)
+
+
+def _looks_like_ip(host: str) -> bool:
+    return host.startswith("[") or host.replace(".", "").isdigit()

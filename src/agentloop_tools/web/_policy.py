@@ -1,0 +1,236 @@
+"""One domain list, used twice: as the provider's filter, and to audit what came back.
+
+Prevention is the provider's; the audit is ours. Providers differ in what they
+enforce (OpenAI may reject or ignore a blocklist, Anthropic matches fetches by
+domain only), and answer text can name any URL, so every finished turn is
+checked against the same list the provider was given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from agentloop import HostedTool, Transcript
+from agentloop.transcript import Message, TextPart
+
+from agentloop_tools.web._evidence import message_sources, messages_of
+from agentloop_tools.web._index import RuleIndex
+from agentloop_tools.web._rules import Rule, parse_rules
+from agentloop_tools.web._search import native_web_search
+from agentloop_tools.web._text import Found, scan
+from agentloop_tools.web._url import Location, locate
+
+type Mode = Literal["allow", "block"]
+type Where = Literal["source", "citation", "text"]
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """One place a finished turn reached a domain the policy does not permit.
+
+    Attributes:
+        url: the URL or host as it appears (a source or citation URL, or the text as
+            written in the answer).
+        where: ``"source"`` (a page a hosted tool consulted), ``"citation"`` or
+            ``"text"`` (a link or a mention in the answer).
+        message_index: index of the message in the transcript.
+        rule: the block rule that matched, or None for "not on the allowlist".
+        span: for ``where="text"``, the ``(start, end)`` offsets of ``url`` in the
+            message's text (its text parts joined without separators); else None.
+    """
+
+    url: str
+    where: Where
+    message_index: int
+    rule: str | None
+    span: tuple[int, int] | None = None
+
+    def __str__(self) -> str:
+        verdict = f"blocked by {self.rule!r}" if self.rule else "not on the allowlist"
+        return f"message {self.message_index} {self.where}: {self.url} ({verdict})"
+
+
+class DomainPolicy:
+    """A domain allowlist or blocklist: the provider filter and the audit of its result.
+
+    Build one with :meth:`allow` or :meth:`block`; the constructor is private.
+    """
+
+    __slots__ = ("_domains", "_index", "_mode")
+
+    def __init__(self, mode: Mode, rules: tuple[Rule, ...], *, _private: object = None) -> None:
+        if _private is not _TOKEN:
+            raise TypeError("use DomainPolicy.allow([...]) or DomainPolicy.block([...])")
+        self._mode: Mode = mode
+        self._domains = tuple(rule.text for rule in rules)
+        self._index = RuleIndex(rules)
+
+    @classmethod
+    def allow(cls, domains: Iterable[str]) -> DomainPolicy:
+        """Only these domains (with their subdomains) and path prefixes are permitted."""
+        return cls("allow", _nonempty(domains, "DomainPolicy.allow"), _private=_TOKEN)
+
+    @classmethod
+    def block(cls, domains: Iterable[str]) -> DomainPolicy:
+        """Everything is permitted except these domains (with subdomains) and paths."""
+        return cls("block", _nonempty(domains, "DomainPolicy.block"), _private=_TOKEN)
+
+    @property
+    def mode(self) -> Mode:
+        """``"allow"`` or ``"block"``."""
+        return self._mode
+
+    @property
+    def domains(self) -> tuple[str, ...]:
+        """The entries as given, in order; what the provider is sent."""
+        return self._domains
+
+    def __repr__(self) -> str:
+        shown = ", ".join(repr(domain) for domain in self._domains[:5])
+        more = f", ... ({len(self._domains)} in all)" if len(self._domains) > 5 else ""
+        return f"DomainPolicy.{self._mode}([{shown}{more}])"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, DomainPolicy):
+            return NotImplemented
+        return (self._mode, self._domains) == (other._mode, other._domains)
+
+    def __hash__(self) -> int:
+        return hash((self._mode, self._domains))
+
+    def native_web_search(self, **options: Any) -> HostedTool:
+        """A hosted web search filtered by this policy's list.
+
+        Takes every option of :func:`native_web_search` except the domain lists,
+        which come from the policy.
+        """
+        for key in ("allowed_domains", "blocked_domains"):
+            if key in options:
+                raise ValueError(
+                    f"{key}= cannot be passed to DomainPolicy.native_web_search(): the "
+                    f"policy's own list ({self._mode} {len(self._domains)} domains) is used. "
+                    "Build another DomainPolicy to search with a different list."
+                )
+        key = "allowed_domains" if self._mode == "allow" else "blocked_domains"
+        return native_web_search(**{key: self._domains}, **options)
+
+    def match(self, url_or_host: str) -> str | None:
+        """The rule that covers ``url_or_host``, as written in the list, or None.
+
+        In an allowlist, the rule that admits it; in a blocklist, the rule that
+        blocks it. Accepts full URLs, scheme-relative URLs and bare hosts with an
+        optional port and path. Never raises.
+        """
+        location = locate(url_or_host) if isinstance(url_or_host, str) else None
+        rule = self._rule_for(location)
+        return rule.text if rule is not None else None
+
+    def permits(self, url_or_host: str) -> bool:
+        """Whether the policy lets an agent reach ``url_or_host``. Never raises.
+
+        An allowlist permits only what a rule clearly names; anything unreadable is
+        refused. A blocklist refuses anything any rule could cover.
+        """
+        location = locate(url_or_host) if isinstance(url_or_host, str) else None
+        covered = self._rule_for(location) is not None
+        return covered if self._mode == "allow" else not covered
+
+    def audit(self, transcript: Transcript | Sequence[Message], *, since: int = 0) -> list[Violation]:
+        """Every place the messages from ``since`` on reached a domain not permitted.
+
+        Checks the sources hosted tools consulted, the citations on answer text, and
+        the answer text itself: links in every form a renderer or reader follows
+        and, for a blocklist, bare mentions of blocked hosts. One record per
+        occurrence, in transcript order. Never raises on text, never mutates.
+        """
+        messages = messages_of(transcript)
+        start = _start_index(since, len(messages))
+        violations: list[Violation] = []
+        for index in range(start, len(messages)):
+            message = messages[index]
+            for source in message_sources(message):
+                self._check_url(source.url, "source", index, violations)
+            for part in message.content:
+                if isinstance(part, TextPart):
+                    for citation in part.citations:
+                        self._check_url(citation.url, "citation", index, violations)
+            if message.role == "assistant":
+                text = "".join(part.text for part in message.content if isinstance(part, TextPart))
+                violations.extend(self._audit_text(text, index))
+        return violations
+
+    def _rule_for(self, location: Location | None) -> Rule | None:
+        if location is None:
+            return None
+        if self._mode == "allow":
+            return self._index.admitting(location)
+        return self._index.blocking(location)
+
+    def _verdict(self, location: Location | None) -> tuple[bool, str | None]:
+        """(permitted, rule) for one location."""
+        rule = self._rule_for(location)
+        if self._mode == "allow":
+            return rule is not None, None
+        return rule is None, rule.text if rule is not None else None
+
+    def _check_url(self, url: str, where: Where, index: int, out: list[Violation]) -> None:
+        location = locate(url)
+        if location is None and self._mode == "block":
+            return
+        permitted, rule = self._verdict(location)
+        if not permitted:
+            out.append(Violation(url, where, index, rule))
+
+    def _audit_text(self, text: str, index: int) -> list[Violation]:
+        violations: list[Violation] = []
+        flagged: list[tuple[int, int]] = []
+        for found in scan(text, mentions=self._mode == "block"):
+            if found.kind == "mention" and any(
+                start <= found.start and found.end <= end for start, end in flagged
+            ):
+                continue
+            verdict = self._text_verdict(found)
+            if verdict is False:
+                continue
+            flagged.append((found.start, found.end))
+            violations.append(
+                Violation(found.text, "text", index, verdict, span=(found.start, found.end))
+            )
+        return violations
+
+    def _text_verdict(self, found: Found) -> str | None | Literal[False]:
+        """The violation's rule (None: not allowlisted), or False when permitted."""
+        if self._mode == "allow":
+            location = locate(found.readings[0])
+            if location is None:
+                return False  # relative links and mailto: reach no host
+            return False if self._index.admitting(location) is not None else None
+        for reading in found.readings:
+            rule = self._index.blocking(location) if (location := locate(reading)) else None
+            if rule is not None:
+                return rule.text
+        return False
+
+
+_TOKEN = object()
+
+
+def _nonempty(domains: Iterable[str], name: str) -> tuple[Rule, ...]:
+    rules = parse_rules(domains, argument=name)
+    if not rules:
+        raise ValueError(
+            f"{name}() needs at least one domain, got an empty list. An empty allowlist "
+            "would refuse everything and an empty blocklist would refuse nothing: "
+            "pass the domains, or do not set a policy."
+        )
+    return rules
+
+
+def _start_index(since: int, length: int) -> int:
+    if isinstance(since, bool) or not isinstance(since, int):
+        raise TypeError(f"since must be a message index (int), got {since!r}.")
+    if since < 0:
+        return max(length + since, 0)
+    return since

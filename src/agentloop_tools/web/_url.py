@@ -1,0 +1,246 @@
+"""Where a URL or host really points: the browser's reading, not urllib's.
+
+Hosts and paths come from ada, a WHATWG URL parser, so backslashes, userinfo,
+percent-encoded hosts, tabs inside URLs, IPv4 in hex or octal and Unicode hosts
+(UTS #46) resolve exactly as a browser resolves them. On top of that reading we
+add the few normalisations a domain rule needs (trailing dot, ``www.``) and,
+for blocklists, the other hosts a URL could be served as.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from urllib.parse import unquote
+
+from ada_url import HostType, idna_to_ascii, idna_to_unicode, parse_url
+
+_SPECIAL_SCHEMES = frozenset({"http", "https", "ws", "wss", "ftp", "file"})
+# Defanged schemes a reader re-fangs by eye: hxxp://, hXXps://, fxp://.
+_DEFANGED_SCHEMES = {"hxxp": "http", "hxxps": "https", "fxp": "ftp"}
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
+_ATTRIBUTES = ("hostname", "pathname", "host_type")
+# What a browser strips from both ends of a URL before reading it.
+_STRIP = "".join(chr(c) for c in range(0x21))
+_DEFANG_DOTS = re.compile(r"\[\.\]|\(\.\)|\{\.\}|\[dot\]|\(dot\)", re.IGNORECASE)
+_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+_MAPPED_IPV4 = re.compile(r"^\[::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})\]$")
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """The host and path a URL reaches, as a browser would read them.
+
+    Attributes:
+        host: ASCII host, lower case, without trailing dots or one leading ``www.``;
+            IPv4 in dotted-decimal, IPv6 in brackets.
+        path: the WHATWG path (dot segments resolved, backslashes as slashes).
+        is_ip: whether the host is an IP literal (no subdomains).
+        valid: ``False`` when a browser would refuse the URL; ``host`` is then a
+            best-effort reading, used only to decide whether a blocklist covers it.
+        also_served_as: other hosts the same request could reach or pass for: the
+            IPv4 behind an IPv4-mapped IPv6 address, the ASCII look-alike of a
+            mixed-script host.
+    """
+
+    host: str
+    path: str
+    is_ip: bool
+    valid: bool = True
+    also_served_as: tuple[str, ...] = ()
+
+
+def normalize_host(hostname: str) -> str:
+    """Trailing dots and one leading ``www.`` never change which site is meant."""
+    host = hostname.rstrip(".")
+    if host.startswith("www.") and "." in host[4:]:
+        host = host[4:]
+    return host
+
+
+def as_url(text: str) -> str | None:
+    """Turn a URL, a scheme-relative URL or a bare ``host[:port][/path]`` into a URL.
+
+    Returns None for inputs that name no host: relative paths, ``mailto:``,
+    ``javascript:`` and other schemes without an authority.
+    """
+    candidate = text.strip(_STRIP)
+    if not candidate or candidate[0] in "?#" or (candidate[0] == "/" and candidate[1:2] != "/"):
+        return None
+    scheme_match = _SCHEME.match(candidate)
+    if scheme_match is None:
+        if candidate[:2] in ("//", "\\\\", "/\\", "\\/"):
+            return "http:" + candidate
+        return "http://" + candidate
+    scheme = scheme_match.group(1).lower()
+    rest = candidate[scheme_match.end() :]
+    scheme = _DEFANGED_SCHEMES.get(scheme, scheme)
+    if scheme in _SPECIAL_SCHEMES:
+        return scheme + ":" + rest
+    if rest[:2] in ("//", "\\\\"):
+        # A non-special scheme still names a host; read it as a browser reads http.
+        return "http:" + rest
+    if "." in scheme or rest[:1].isdigit():
+        return "http://" + candidate  # host:port, not a scheme
+    return None
+
+
+def locate(url_or_host: str) -> Location | None:
+    """The host and path ``url_or_host`` reaches, or None if it names no host.
+
+    Never raises: anything a browser would refuse comes back with ``valid=False``
+    and a best-effort host, or as None when not even that can be read.
+    """
+    if not isinstance(url_or_host, str):
+        return None
+    url = as_url(refang(url_or_host))
+    if url is None:
+        return None
+    try:
+        parts = parse_url(url, attributes=_ATTRIBUTES)
+    except ValueError:
+        return _lenient(url)
+    hostname = parts["hostname"]
+    if not hostname:
+        return None
+    host_type = parts["host_type"]
+    if host_type == HostType.IPV4:
+        return Location(hostname, parts["pathname"], is_ip=True)
+    if host_type == HostType.IPV6:
+        mapped = _mapped_ipv4(hostname)
+        return Location(hostname, parts["pathname"], is_ip=True, also_served_as=mapped)
+    host = normalize_host(hostname)
+    return Location(host, parts["pathname"], is_ip=False, also_served_as=look_alikes(host))
+
+
+def refang(text: str) -> str:
+    """Undo the defanging people use to make links unclickable (``example[.]com``)."""
+    if "[" in text or "(" in text or "{" in text:
+        return _DEFANG_DOTS.sub(".", text)
+    return text
+
+
+def _mapped_ipv4(hostname: str) -> tuple[str, ...]:
+    match = _MAPPED_IPV4.match(hostname)
+    if match is None:
+        return ()
+    high, low = (int(group, 16) for group in match.groups())
+    return (f"{high >> 8}.{high & 0xFF}.{low >> 8}.{low & 0xFF}",)
+
+
+def _lenient(url: str) -> Location | None:
+    """Read a host out of a URL a browser refuses (bad port, bad escape, odd bytes).
+
+    Only a blocklist uses this reading: a person may still retype such a URL.
+    """
+    rest = url.split(":", 1)[1].lstrip("/\\")
+    for stop in "/\\?#":
+        rest = rest.split(stop, 1)[0]
+    authority = rest.rsplit("@", 1)[-1]
+    if authority.startswith("["):
+        raw_host = authority.split("]", 1)[0] + "]"
+    else:
+        raw_host = authority.split(":", 1)[0]
+    raw_host = unicodedata.normalize("NFKC", unquote(raw_host, errors="replace"))
+    raw_host = "".join(ch for ch in raw_host if ch.isprintable() and not ch.isspace())
+    if not raw_host:
+        return None
+    try:
+        reparsed = parse_url("http://" + raw_host, attributes=_ATTRIBUTES)
+        host = reparsed["hostname"] or raw_host.lower()
+    except ValueError:
+        try:
+            host = idna_to_ascii(raw_host).decode("ascii", "replace") or raw_host.lower()
+        except (ValueError, UnicodeError):
+            host = raw_host.lower()
+    host = normalize_host(host)
+    return Location(host, "/", is_ip=False, valid=False, also_served_as=look_alikes(host))
+
+
+# Letters from other scripts that render like Latin letters in a host name. The
+# list is the common homograph set (Cyrillic, Greek, Armenian and Latin
+# variants); diacritics are handled separately by stripping combining marks.
+_CONFUSABLE = str.maketrans(
+    {
+        # Cyrillic
+        "а": "a", "в": "b", "е": "e", "ё": "e", "к": "k", "м": "m", "н": "h", "о": "o",
+        "р": "p", "с": "c", "т": "t", "у": "y", "х": "x", "ѕ": "s", "і": "i", "ї": "i",
+        "ј": "j", "һ": "h", "ԁ": "d", "ԛ": "q", "ԝ": "w", "ӏ": "l", "ɡ": "g", "ь": "b",
+        "ѵ": "v", "ԍ": "g", "ү": "y", "ұ": "y", "ҡ": "k", "ӄ": "k", "ԗ": "x",
+        # Greek
+        "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "i", "κ": "k", "ν": "v", "ο": "o",
+        "ρ": "p", "τ": "t", "υ": "u", "χ": "x", "γ": "y", "ω": "w", "ϲ": "c", "ϳ": "j",
+        # Armenian
+        "օ": "o", "ս": "u", "ց": "g", "հ": "h", "ո": "n", "ռ": "n", "ք": "p",
+        # Latin variants and symbols
+        "ı": "i", "ȷ": "j", "ɑ": "a", "ʏ": "y", "ɩ": "i", "ɪ": "i", "ℓ": "l", "ø": "o",
+        "ð": "d", "đ": "d", "ħ": "h", "ŀ": "l", "ł": "l", "ß": "ss", "æ": "ae", "œ": "oe",
+    }
+)  # fmt: skip
+
+
+def look_alikes(host: str) -> tuple[str, ...]:
+    """The ASCII host a Unicode host passes for, when it differs (``xn--exmple-4nf.com``).
+
+    Only labels in ``xn--`` form can hide a look-alike, so ASCII hosts cost nothing.
+    """
+    if "xn--" not in host:
+        return ()
+    labels = []
+    for label in host.split("."):
+        if label.startswith("xn--"):
+            try:
+                label = idna_to_unicode(label)
+            except (ValueError, UnicodeError):
+                return ()
+            stripped = "".join(
+                ch
+                for ch in unicodedata.normalize("NFKD", label.lower())
+                if not unicodedata.combining(ch)
+            )
+            label = stripped.translate(_CONFUSABLE)
+        labels.append(label)
+    skeleton = ".".join(labels)
+    if not skeleton.isascii() or skeleton == host:
+        return ()
+    return (normalize_host(skeleton),)
+
+
+def path_readings(path: str) -> tuple[str, str]:
+    """Two readings of a path a server may serve: the WHATWG one, and fully decoded.
+
+    The first decodes only escapes of unreserved characters (RFC 3986 §6.2.2.2,
+    ``/%64ocs`` is ``/docs``). The second decodes every escape (``%2F`` included)
+    and resolves dot segments again, as many servers and proxies do.
+    """
+    if "%" not in path:
+        return path, path
+    plain = _ESCAPE.sub(_decode_unreserved, path)
+    decoded = remove_dot_segments(unquote(path, errors="replace").replace("\\", "/"))
+    return plain, decoded
+
+
+def _decode_unreserved(match: re.Match[str]) -> str:
+    char = chr(int(match.group(1), 16))
+    return char if char in _UNRESERVED else "%" + match.group(1).upper()
+
+
+def remove_dot_segments(path: str) -> str:
+    """RFC 3986 §5.2.4, on an absolute path."""
+    output: list[str] = []
+    segments = path.split("/")
+    for index, segment in enumerate(segments[1:], start=1):
+        last = index == len(segments) - 1
+        if segment == "..":
+            if output:
+                output.pop()
+            if last:
+                output.append("")
+        elif segment == ".":
+            if last:
+                output.append("")
+        else:
+            output.append(segment)
+    return "/" + "/".join(output)
