@@ -60,9 +60,12 @@ def messages_of(transcript: Transcript | Sequence[Message]) -> Sequence[Message]
     inner = getattr(transcript, "transcript", None)
     if isinstance(inner, Transcript):
         return inner.messages
-    if isinstance(transcript, Sequence) and not isinstance(transcript, str | bytes):
-        if all(isinstance(message, Message) for message in transcript):
-            return transcript
+    if (
+        isinstance(transcript, Sequence)
+        and not isinstance(transcript, str | bytes)
+        and all(isinstance(message, Message) for message in transcript)
+    ):
+        return transcript
     raise TypeError(
         "expected an agentloop Transcript, a ConversationResult or a list of "
         f"agentloop Message objects, got {type(transcript).__name__}."

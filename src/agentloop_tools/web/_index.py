@@ -48,43 +48,52 @@ class RuleIndex:
         """
         if not location.valid:
             return None
-        for entry in self._entries(location.host, location.is_ip):
-            if entry.whole is not None:
-                return entry.whole
-            for rule in entry.paths:
-                if rule.admits_path(location.path):
-                    return rule
-        return None
-
-    def blocking(self, location: Location) -> Rule | None:
-        """The block rule that covers any reading of this location, or None."""
-        hosts = (location.host, *location.also_served_as)
-        for index, host in enumerate(hosts):
-            is_ip = location.is_ip and index == 0 or _looks_like_ip(host)
-            for entry in self._entries(host, is_ip):
+        table = self._ips if location.is_ip else self._domains
+        host = location.host
+        suffix = host
+        dot = -1
+        while True:
+            entry = table.get(suffix)
+            if entry is not None:
                 if entry.whole is not None:
                     return entry.whole
                 for rule in entry.paths:
-                    if rule.blocks_path(location.path):
+                    if rule.admits_path(location.path):
                         return rule
-        return None
-
-    def _entries(self, host: str, is_ip: bool) -> Iterable[_Entry]:
-        if is_ip:
-            entry = self._ips.get(host)
-            if entry is not None:
-                yield entry
-            return
-        table = self._domains
-        entry = table.get(host)
-        if entry is not None:
-            yield entry
-        dot = host.find(".")
-        while dot != -1:
-            entry = table.get(host[dot + 1 :])
-            if entry is not None:
-                yield entry
+            if location.is_ip:
+                return None
             dot = host.find(".", dot + 1)
+            if dot == -1:
+                return None
+            suffix = host[dot + 1 :]
+
+    def blocking(self, location: Location) -> Rule | None:
+        """The block rule that covers any reading of this location, or None."""
+        rule = self._blocking(location.host, location.is_ip, location.path)
+        for other in location.also_served_as:
+            if rule is not None:
+                break
+            rule = self._blocking(other, _looks_like_ip(other), location.path)
+        return rule
+
+    def _blocking(self, host: str, is_ip: bool, path: str) -> Rule | None:
+        table = self._ips if is_ip else self._domains
+        suffix = host
+        dot = -1
+        while True:
+            entry = table.get(suffix)
+            if entry is not None:
+                if entry.whole is not None:
+                    return entry.whole
+                for rule in entry.paths:
+                    if rule.blocks_path(path):
+                        return rule
+            if is_ip:
+                return None
+            dot = host.find(".", dot + 1)
+            if dot == -1:
+                return None
+            suffix = host[dot + 1 :]
 
 
 def _looks_like_ip(host: str) -> bool:

@@ -19,7 +19,7 @@ from agentloop_tools.web._evidence import message_sources, messages_of
 from agentloop_tools.web._index import RuleIndex
 from agentloop_tools.web._rules import Rule, parse_rules
 from agentloop_tools.web._search import native_web_search
-from agentloop_tools.web._text import Found, scan
+from agentloop_tools.web._text import Found, split_attributes, tokens
 from agentloop_tools.web._url import Location, locate
 
 type Mode = Literal["allow", "block"]
@@ -113,8 +113,9 @@ class DomainPolicy:
                     f"policy's own list ({self._mode} {len(self._domains)} domains) is used. "
                     "Build another DomainPolicy to search with a different list."
                 )
-        key = "allowed_domains" if self._mode == "allow" else "blocked_domains"
-        return native_web_search(**{key: self._domains}, **options)
+        if self._mode == "allow":
+            return native_web_search(allowed_domains=self._domains, **options)
+        return native_web_search(blocked_domains=self._domains, **options)
 
     def match(self, url_or_host: str) -> str | None:
         """The rule that covers ``url_or_host``, as written in the list, or None.
@@ -137,7 +138,9 @@ class DomainPolicy:
         covered = self._rule_for(location) is not None
         return covered if self._mode == "allow" else not covered
 
-    def audit(self, transcript: Transcript | Sequence[Message], *, since: int = 0) -> list[Violation]:
+    def audit(
+        self, transcript: Transcript | Sequence[Message], *, since: int = 0
+    ) -> list[Violation]:
         """Every place the messages from ``since`` on reached a domain not permitted.
 
         Checks the sources hosted tools consulted, the citations on answer text, and
@@ -184,23 +187,63 @@ class DomainPolicy:
             out.append(Violation(url, where, index, rule))
 
     def _audit_text(self, text: str, index: int) -> list[Violation]:
+        verdicts: dict[tuple[str, ...], str | Literal[False] | None] = {}
+        # Answers repeat links: judge each distinct token once.
+        judged: dict[str, list[tuple[int, int, str, str | None]]] = {}
         violations: list[Violation] = []
-        flagged: list[tuple[int, int]] = []
-        for found in scan(text, mentions=self._mode == "block"):
-            if found.kind == "mention" and any(
-                start <= found.start and found.end <= end for start, end in flagged
-            ):
-                continue
-            verdict = self._text_verdict(found)
-            if verdict is False:
-                continue
-            flagged.append((found.start, found.end))
-            violations.append(
-                Violation(found.text, "text", index, verdict, span=(found.start, found.end))
-            )
+        for offset, token, finds in tokens(text, mentions=self._mode == "block"):
+            flagged = judged.get(token)
+            if flagged is None:
+                flagged = judged[token] = self._judge(finds, verdicts)
+            for start, end, written, rule in flagged:
+                span = (start + offset, end + offset)
+                violations.append(Violation(written, "text", index, rule, span=span))
+        extra = split_attributes(text)
+        if extra:
+            violations = self._merge_attributes(violations, extra, index, verdicts)
         return violations
 
-    def _text_verdict(self, found: Found) -> str | None | Literal[False]:
+    def _judge(
+        self, finds: list[Found], verdicts: dict[tuple[str, ...], str | Literal[False] | None]
+    ) -> list[tuple[int, int, str, str | None]]:
+        flagged: list[tuple[int, int, str, str | None]] = []
+        link_start, link_end = -1, -1
+        for found in finds:
+            if found.kind == "mention" and link_start <= found.start < link_end:
+                continue  # the host of a link already reported
+            verdict = verdicts.get(found.readings, _UNSEEN)
+            if verdict is _UNSEEN:
+                verdict = verdicts[found.readings] = self._text_verdict(found)
+            if verdict is False:
+                continue
+            if found.kind == "url":
+                link_start, link_end = found.start, found.end
+            flagged.append((found.start, found.end, found.text, verdict))
+        return flagged
+
+    def _merge_attributes(
+        self,
+        violations: list[Violation],
+        extra: list[Found],
+        index: int,
+        verdicts: dict[tuple[str, ...], str | Literal[False] | None],
+    ) -> list[Violation]:
+        """Attribute values with newlines replace what the token scan read of them."""
+        spans = [(found.start, found.end) for found in extra]
+        kept = [
+            violation
+            for violation in violations
+            if violation.span is None
+            or not any(
+                violation.span[0] < end and start < violation.span[1] for start, end in spans
+            )
+        ]
+        for start, end, written, rule in self._judge(extra, verdicts):
+            kept.append(Violation(written, "text", index, rule, span=(start, end)))
+        kept.sort(key=lambda violation: violation.span or (0, 0))
+        return kept
+
+    def _text_verdict(self, found: Found) -> str | Literal[False] | None:
         """The violation's rule (None: not allowlisted), or False when permitted."""
         if self._mode == "allow":
             location = locate(found.readings[0])
@@ -215,6 +258,7 @@ class DomainPolicy:
 
 
 _TOKEN = object()
+_UNSEEN: Any = object()
 
 
 def _nonempty(domains: Iterable[str], name: str) -> tuple[Rule, ...]:

@@ -124,7 +124,8 @@ def _parse_unusual(entry: str, argument: str) -> Rule:
         raise refuse("has userinfo or a backslash")
     if host_part.startswith("."):
         raise refuse(
-            "starts with a dot", f"Subdomains are already included: write {host_part.lstrip('.')!r}."
+            "starts with a dot",
+            f"Subdomains are already included: write {host_part.lstrip('.')!r}.",
         )
     if not host_part:
         raise refuse("has no host")
@@ -173,7 +174,7 @@ def _with_path(entry: str, host: str, is_ip: bool, path: str, refuse: _Refuse) -
 
 
 def _allow_pattern(path: str) -> str:
-    """``/docs`` admits ``/docs`` and ``/docs/...``, never ``/docs-internal``; ``*`` is one segment."""
+    """``/docs`` admits ``/docs`` and ``/docs/...``, not ``/docs-internal``; ``*`` is one segment."""
     pattern = "".join("[^/]*" if ch == "*" else re.escape(ch) for ch in path)
     if path.endswith("/"):
         return pattern

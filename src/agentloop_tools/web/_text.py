@@ -9,39 +9,42 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
-from typing import Literal
+from collections.abc import Iterator
+from typing import Literal, NamedTuple
 
 # Characters that end a token everywhere: whitespace, and what HTML and markdown
 # never let into a link (angle brackets, double quotes, backticks).
-_DELIMITERS = r"\s<>\"`"
-_TOKEN_CHAR = rf"[^{_DELIMITERS}]"
 # A token is worth reading when a dot, colon or slash is followed by something
 # that can continue a host or URL (so "end." and "note:" are skipped), or when it
-# holds a defanged dot.
-_CANDIDATE = re.compile(
-    rf"(?<!{_TOKEN_CHAR}){_TOKEN_CHAR}*?"
-    rf"(?:[.\uff0e\u3002\uff61:/\\](?=[^{_DELIMITERS}.,;:!?'*_~)\]]))"
-    rf"{_TOKEN_CHAR}*"
-    r"|(?<![^\s<>\"`])[^\s<>\"`]*?(?:\[\.\]|\(\.\)|\{\.\}|\[dot\]|\(dot\))[^\s<>\"`]*",
+# holds a defanged dot. The match runs on to the end of the token, so later
+# anchors in the same token cost nothing. Plain ASCII text without defanged dots
+# (the common case) takes the cheaper pattern.
+_ANCHOR_TAIL = r"[^\s<>\"`]*"
+_ANCHOR_PLAIN = re.compile(r"[.:/\\](?=[^\s<>\"`.,;:!?'*_~)\]])" + _ANCHOR_TAIL)
+_ANCHOR_ANY = re.compile(
+    r"(?:[.\uff0e\u3002\uff61:/\\](?=[^\s<>\"`.,;:!?'*_~)\]])"
+    r"|\[(?:\.|dot)\]|\((?:\.|dot)\)|\{\.\})" + _ANCHOR_TAIL,
     re.IGNORECASE,
 )
+_DEFANGED_ANYWHERE = re.compile(r"[\[({](?:\.|dot)[\])}]", re.IGNORECASE)
 
-# Where a link starts inside a token: a scheme (special schemes may omit "//",
-# as browsers accept "https:example.com"), "//" after an opening punctuation
-# mark, or "www.".
-_LINK_START = re.compile(
-    r"(?<![A-Za-z0-9+.\-])(?:https?|hxxps?|ftp|wss?|fxp):(?=[/\\]*[^\s/\\])"
-    r"|(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]*://(?=[^\s/])"
-    r"|(?<![^\s(\[<'=*_~|,])(?=//[^\s/\\])"
-    r"|(?<![A-Za-z0-9+.\-/@\\])(?=www\.[^\s.])",
-    re.IGNORECASE,
-)
+# Where links start inside a token: a scheme (special schemes may omit "//", as
+# browsers accept "https:example.com"), "//" after opening punctuation, "www.".
+_LINK_SCHEMES = frozenset({"http", "https", "hxxp", "hxxps", "ftp", "ws", "wss", "fxp"})
+_SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-")
+_BEFORE_SCHEME_RELATIVE = frozenset("([<'=*_~|,")
+_NOT_BEFORE_WWW = _SCHEME_CHARS | frozenset("/@\\")
+_AUTHORITY_END = re.compile(r"[/\\?#]")
 
 # CJK and full-width punctuation ends a link: Chinese and Japanese text puts no
 # space between a URL and the next word. Full stops stay: inside a host they
 # are label separators to IDNA.
-_CJK_STOP = re.compile(r"[\u3001\u3003-\u3011\u3014-\u301f\uff01-\uff0d\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff60\uff62-\uff65]")
+_CJK_STOP = re.compile(
+    r"[\u3001\u3003-\u3011\u3014-\u301f\uff01-\uff0d\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff60\uff62-\uff65]"
+)
+_TOKEN_RUN = re.compile(r"[^\s<>\"`]*")
+_PATH_START = re.compile(r"(?:^|[^/\\:])[/\\](?=[^/\\]|$)")
+_CJK_FULL_STOP = re.compile("[\u3002\uff61]")
 _TRAILING = frozenset(".,:;!?'*_~\u3002\uff0e\uff61")
 
 # A host name mentioned in prose: labels joined by dots, full-width dots,
@@ -53,18 +56,21 @@ _MENTION = re.compile(
     r"(?P<path>[/\\][^\s<>\"`]*)?",
     re.IGNORECASE,
 )
+_DOT_THEN_LABEL = re.compile(r"[.\uff0e\u3002\uff61\])}][\w\u00ad\u200b-\u200d\u2060\ufeff-]")
 _IGNORABLE = dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060\ufeff"))
 _DEFANGED_DOT = re.compile(r"\[\.\]|\(\.\)|\{\.\}|\[dot\]|\(dot\)", re.IGNORECASE)
 _HREF = re.compile(r"""\b(?:href|src)\s*=\s*(["'])(.*?)\1""", re.IGNORECASE | re.DOTALL)
-_CJK_CLASS = r"[\u1100-\u11ff\u2e80-\u2fff\u3040-\u30ff\u3130-\u318f\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]+"
-_CJK_HEAD = re.compile("^" + _CJK_CLASS)
-_CJK_TAIL = re.compile(_CJK_CLASS + "$")
+_CJK_CLASS = (
+    r"[\u1100-\u11ff\u2e80-\u2fff\u3040-\u30ff\u3130-\u318f"
+    r"\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]+"
+)
+_CJK_RUN = re.compile(_CJK_CLASS)
+_DOT_CHARS = ".\u3002\uff0e\uff61"
 
 type Kind = Literal["url", "mention"]
 
 
-@dataclass(frozen=True, slots=True)
-class Found:
+class Found(NamedTuple):
     """A URL or host name in the text, with its span as written."""
 
     start: int
@@ -78,79 +84,191 @@ class Found:
 
 def scan(text: str, *, mentions: bool) -> list[Found]:
     """Every link in ``text`` and, with ``mentions``, every bare host name, in text order."""
-    found: list[Found] = []
-    for match in _CANDIDATE.finditer(text):
-        _read_token(match.group(), match.start(), mentions, found)
-    if ("href" in text or "src" in text or "HREF" in text or "SRC" in text) and (
-        "\t" in text or "\n" in text or "\r" in text
-    ):
-        found = _with_split_attributes(text, found)
-    found.sort(key=lambda item: (item.start, item.kind != "url"))
+    found = [
+        Found(first + offset, last + offset, written, kind, readings)
+        for offset, _, in_token in tokens(text, mentions=mentions)
+        for first, last, written, kind, readings in in_token
+    ]
+    extra = split_attributes(text)
+    if extra:
+        found = merge_attributes(found, extra)
     return found
 
 
-def _read_token(token: str, offset: int, mentions: bool, found: list[Found]) -> None:
-    links: list[tuple[int, int]] = []
-    for start_match in _LINK_START.finditer(token):
-        start = start_match.start()
-        if links and start < links[-1][1]:
+def tokens(text: str, *, mentions: bool) -> Iterator[tuple[int, str, list[Found]]]:
+    """``(offset, token, finds)`` for each token holding a link or host, in text order.
+
+    Spans in ``finds`` are relative to the token. Equal tokens share one list, so
+    callers can cache whatever they derive from it by token.
+    """
+    # Token starts are found by matching backwards on the reversed text: C speed.
+    reversed_text = text[::-1]
+    length = len(text)
+    plain = text.isascii() and _DEFANGED_ANYWHERE.search(text) is None
+    # Answers repeat their links (a citation per sentence): read each token once.
+    seen: dict[str, list[Found]] = {}
+    for match in (_ANCHOR_PLAIN if plain else _ANCHOR_ANY).finditer(text):
+        left = _TOKEN_RUN.match(reversed_text, length - match.start())
+        start = length - left.end() if left is not None else match.start()
+        token = text[start : match.end()]
+        in_token = seen.get(token)
+        if in_token is None:
+            in_token = seen[token] = []
+            _read_token(token, mentions, in_token)
+            in_token.sort(key=_order)
+        if in_token:
+            yield start, token, in_token
+
+
+def split_attributes(text: str) -> list[Found]:
+    """Links in HTML attributes that hold tabs or newlines, which browsers drop from URLs."""
+    if not ("href" in text or "src" in text or "HREF" in text or "SRC" in text) or not (
+        "\t" in text or "\n" in text or "\r" in text
+    ):
+        return []
+    extra: list[Found] = []
+    for match in _HREF.finditer(text):
+        value = match.group(2)
+        if not any(char in value for char in "\t\n\r"):
             continue
-        end = _link_end(token, start)
-        link = token[start:end]
-        if _names_host(link):
-            links.append((start, end))
-            found.append(Found(offset + start, offset + end, link, "url", (link,)))
+        joined = value.replace("\t", "").replace("\n", "").replace("\r", "").strip()
+        extra.append(Found(match.start(2), match.end(2), value, "url", (joined,)))
+    return extra
+
+
+def merge_attributes(found: list[Found], extra: list[Found]) -> list[Found]:
+    """``found`` without what overlaps ``extra``, plus ``extra``, in text order."""
+    spans = [(item.start, item.end) for item in extra]
+    kept = [item for item in found if not _overlaps(spans, item.start, item.end)]
+    return sorted(kept + extra, key=_order)
+
+
+def _order(item: Found) -> tuple[int, bool]:
+    return item.start, item.kind != "url"
+
+
+def _read_token(token: str, mentions: bool, found: list[Found]) -> None:
+    # A link's own host is checked as the link; mentions are looked for after it.
+    authorities: list[tuple[int, int]] = []
+    if ":" in token or "//" in token or "www." in token or "WWW." in token:
+        link_end = -1
+        for start, authority_start in _link_starts(token):
+            if start < link_end:
+                continue
+            end = _link_end(token, start)
+            if authority_start >= end:
+                continue  # a scheme alone ("https:") is not a link
+            link = token[start:end]
+            link_end = end
+            authority = _AUTHORITY_END.search(token, authority_start, end)
+            authorities.append((start, authority.start() if authority else end))
+            found.append(Found(start, end, link, "url", (link,)))
     if not mentions:
         return
-    for mention in _MENTION.finditer(token):
-        start, end = mention.start(), mention.end()
+    # Search the stretches between link hosts: before, between and after them.
+    stretches = []
+    position = 0
+    for first, last in authorities:
+        stretches.append((position, first))
+        position = last
+    stretches.append((position, len(token)))
+    for begin, finish in stretches:
+        _read_mentions(token, begin, finish, found)
+
+
+def _read_mentions(token: str, position: int, finish: int, found: list[Found]) -> None:
+    while _DOT_THEN_LABEL.search(token, position, finish) is not None:
+        mention = _MENTION.search(token, position)
+        if mention is None or mention.start() >= finish:
+            return
+        start, end = mention.span()
+        path_start = mention.start("path")
+        host_end = path_start if path_start != -1 else end
+        # Hosts named later in this one's path are mentions of their own.
+        position = host_end
         if end < len(token) and token[end] == "@":
             continue  # an e-mail local part names no host
         end = start + _link_end(token[start:end], 0)
-        host_end = mention.start("path") if mention.group("path") else end
         host_end = min(host_end, end)
         host = token[start:host_end]
         if not _is_host_like(host):
             continue
         written = token[start:end]
-        readings = [written]
-        for variant in _cjk_free(host):
-            readings.append(variant + token[host_end:end])
-        found.append(Found(offset + start, offset + end, written, "mention", tuple(readings)))
+        readings = (written,) if host.isascii() else (written, *_cjk_free(host))
+        found.append(Found(start, end, written, "mention", readings))
+
+
+def _link_starts(token: str) -> list[tuple[int, int]]:
+    """(link start, authority start) of every place a link could start, in order."""
+    starts: list[tuple[int, int]] = []
+    length = len(token)
+    colon = token.find(":")
+    while colon != -1:
+        begin = colon
+        while begin > 0 and colon - begin < 32 and token[begin - 1] in _SCHEME_CHARS:
+            begin -= 1
+        while begin < colon and not token[begin].isalpha():
+            begin += 1
+        scheme = token[begin:colon].lower()
+        after = colon + 1
+        if scheme in _LINK_SCHEMES:
+            while after < length and token[after] in "/\\":
+                after += 1
+            if after < length:
+                starts.append((begin, after))
+        elif scheme and token.startswith("//", after) and token[after + 2 : after + 3] not in "/":
+            starts.append((begin, after + 2))
+        colon = token.find(":", colon + 1)
+    slash = token.find("//")
+    while slash != -1:
+        before_ok = slash == 0 or token[slash - 1] in _BEFORE_SCHEME_RELATIVE
+        if before_ok and token[slash + 2 : slash + 3] not in "/\\":
+            starts.append((slash, slash + 2))
+        slash = token.find("//", slash + 2)
+    lowered = token.lower()
+    www = lowered.find("www.")
+    while www != -1:
+        before_ok = www == 0 or token[www - 1] not in _NOT_BEFORE_WWW
+        if before_ok and lowered[www + 4 : www + 5] not in ".":
+            starts.append((www, www))
+        www = lowered.find("www.", www + 4)
+    starts.sort()
+    return starts
 
 
 def _link_end(token: str, start: int) -> int:
     """Where a link starting at ``start`` ends: GFM's rules for trailing punctuation."""
     end = len(token)
-    stop = _CJK_STOP.search(token, start)
-    if stop is not None:
-        end = stop.start()
-    # Markdown link text ends at "](": "[https://a.example](https://b.example)".
-    depth = 0
-    for index in range(start, end):
-        char = token[index]
-        if char == "[":
-            depth += 1
-        elif char == "]":
-            if depth == 0:
-                end = index
-                break
-            depth -= 1
+    if not token.isascii():
+        stop = _CJK_STOP.search(token, start)
+        if stop is not None:
+            end = stop.start()
+        # In the path, an ideographic full stop ends the sentence, not a label.
+        path_start = _PATH_START.search(token, start, end)
+        if path_start is not None:
+            full_stop = _CJK_FULL_STOP.search(token, path_start.end(), end)
+            if full_stop is not None:
+                end = full_stop.start()
+    if "]" in token:
+        # Markdown link text ends at "](": "[https://a.example](https://b.example)".
+        depth = 0
+        for index in range(start, end):
+            char = token[index]
+            if char == "[":
+                depth += 1
+            elif char == "]":
+                if depth == 0:
+                    end = index
+                    break
+                depth -= 1
     while end > start:
         last = token[end - 1]
-        if last in _TRAILING:
-            end -= 1
-        elif last == ")" and token.count("(", start, end) < token.count(")", start, end):
+        unbalanced = last == ")" and token.count("(", start, end) < token.count(")", start, end)
+        if last in _TRAILING or unbalanced:
             end -= 1
         else:
             break
     return end
-
-
-def _names_host(link: str) -> bool:
-    """A scheme alone ("https:") or an empty authority is not a link."""
-    body = link.split(":", 1)[1] if ":" in link[:12] and not link.startswith("//") else link
-    return bool(body.strip("/\\"))
 
 
 def _is_host_like(host: str) -> bool:
@@ -159,7 +277,10 @@ def _is_host_like(host: str) -> bool:
     "3.14" and "v1.2" are not host names; "config.py" is, and only matters when
     ".py" or "config.py" is on the blocklist.
     """
-    plain = _DEFANGED_DOT.sub(".", unicodedata.normalize("NFKC", host.translate(_IGNORABLE)))
+    if host.isascii():
+        plain = _DEFANGED_DOT.sub(".", host) if "(" in host or "[" in host or "{" in host else host
+    else:
+        plain = _DEFANGED_DOT.sub(".", unicodedata.normalize("NFKC", host.translate(_IGNORABLE)))
     labels = plain.rstrip(".").split(".")
     if len(labels) < 2 or not all(labels):
         return False
@@ -170,28 +291,11 @@ def _is_host_like(host: str) -> bool:
 
 
 def _cjk_free(host: str) -> list[str]:
-    """A host glued to CJK text ("example.comを参照"), read without the CJK runs at its ends."""
-    trimmed = _CJK_TAIL.sub("", _CJK_HEAD.sub("", host))
-    if trimmed and trimmed != host and _is_host_like(trimmed):
-        return [trimmed]
-    return []
-
-
-def _with_split_attributes(text: str, found: list[Found]) -> list[Found]:
-    """HTML attribute values may hold tabs and newlines; browsers drop them from URLs."""
-    extra: list[Found] = []
-    for match in _HREF.finditer(text):
-        value = match.group(2)
-        if not any(char in value for char in "\t\n\r"):
-            continue
-        joined = value.replace("\t", "").replace("\n", "").replace("\r", "").strip()
-        start, end = match.start(2), match.end(2)
-        extra.append(Found(start, end, value, "url", (joined,)))
-    if not extra:
-        return found
-    spans = [(item.start, item.end) for item in extra]
-    kept = [item for item in found if not _overlaps(spans, item.start, item.end)]
-    return kept + extra
+    """Hosts inside a run glued to CJK text ("以及example.comを参照"), read without the CJK."""
+    if _CJK_RUN.search(host) is None:
+        return []
+    pieces = (piece.strip(_DOT_CHARS) for piece in _CJK_RUN.split(host))
+    return [piece for piece in pieces if piece and _is_host_like(piece)]
 
 
 def _overlaps(spans: list[tuple[int, int]], start: int, end: int) -> bool:

@@ -1,0 +1,107 @@
+"""Speed of the domain policy: lookups, audits and construction against huge lists.
+
+Run by hand (numbers go in the issue's closing note, not in unit tests):
+
+    .venv/bin/python benchmarks/bench_policy.py
+
+Targets (issue #2): ``permits``/``match`` <= 5 us per URL at 100,000 rules; auditing
+~1 MB of answer text with 100,000 block rules <= 2x the time with 10 rules and
+>= 20 MB/s; building a policy from 100,000 domains < 1 s.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+
+from agentloop import Transcript
+from agentloop.transcript import TextPart
+
+from agentloop_tools.web import DomainPolicy
+
+WORDS = (
+    "the of and to in is that for it as with was on be by this are from or an which "
+    "population city report data according latest census estimate official growth "
+    "2024 2025 percent million metropolitan area density Tokyo Osaka Japan"
+).split()
+
+
+def domains(count: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    tlds = ["com", "org", "net", "io", "co.uk", "de", "jp"]
+    names = set()
+    while len(names) < count:
+        label = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(5, 12)))
+        names.add(f"{label}.{rng.choice(tlds)}")
+    return sorted(names)
+
+
+def answer_text(size: int, hosts: list[str], seed: int) -> str:
+    """Prose with a link, a markdown link or a bare mention every few sentences."""
+    rng = random.Random(seed)
+    chunks: list[str] = []
+    total = 0
+    while total < size:
+        sentence = " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 20))).capitalize()
+        roll = rng.random()
+        host = rng.choice(hosts)
+        if roll < 0.15:
+            sentence += f" (see https://www.{host}/wiki/Page_(x)?utm_source=openai)"
+        elif roll < 0.25:
+            sentence += f" [{host}](https://{host}/articles/{rng.randint(1, 999)})"
+        elif roll < 0.35:
+            sentence += f" according to {host}"
+        chunks.append(sentence + ". ")
+        total += len(chunks[-1])
+    return "".join(chunks)
+
+
+def best_of(repeats: int, action: Callable[[], object]) -> float:
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        action()
+        times.append(time.perf_counter() - started)
+    return min(times)
+
+
+def main() -> None:
+    big = domains(100_000, seed=1)
+    small = big[:10]
+    mentioned = domains(2_000, seed=2)  # mostly not on any list: the common case
+
+    build = best_of(3, lambda: DomainPolicy.block(big))
+    print(f"build a policy from 100,000 domains: {build * 1000:.0f} ms")
+
+    urls = [f"https://docs.{host}/path/{i}?q=1" for i, host in enumerate(mentioned * 5)]
+    for mode in ("allow", "block"):
+        for rules in (small, big):
+            policy = DomainPolicy.allow(rules) if mode == "allow" else DomainPolicy.block(rules)
+            elapsed = best_of(5, lambda policy=policy: [policy.permits(url) for url in urls])
+            per_url = elapsed / len(urls) * 1e6
+            print(f"permits, {mode}, {len(rules):>7,} rules: {per_url:.2f} us/URL")
+
+    text = answer_text(1_000_000, mentioned + big[:50], seed=3)
+    transcript = Transcript()
+    transcript.add_user_message("question")
+    transcript.add_assistant_message([TextPart(text=text)])
+    megabytes = len(text.encode()) / 1e6
+    results = {}
+    for mode in ("allow", "block"):
+        for rules in (small, big):
+            policy = DomainPolicy.allow(rules) if mode == "allow" else DomainPolicy.block(rules)
+            elapsed = best_of(3, lambda policy=policy: policy.audit(transcript))
+            found = len(policy.audit(transcript))
+            results[(mode, len(rules))] = elapsed
+            print(
+                f"audit {megabytes:.2f} MB, {mode}, {len(rules):>7,} rules: "
+                f"{elapsed * 1000:.0f} ms ({megabytes / elapsed:.1f} MB/s), {found} violations"
+            )
+    for mode in ("allow", "block"):
+        ratio = results[(mode, 100_000)] / results[(mode, 10)]
+        print(f"audit {mode}: 100,000 rules / 10 rules = {ratio:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
