@@ -20,11 +20,49 @@ from agentloop.transcript import TextPart
 
 from agentloop_tools.web import DomainPolicy
 
-WORDS = (
-    "the of and to in is that for it as with was on be by this are from or an which "
-    "population city report data according latest census estimate official growth "
-    "2024 2025 percent million metropolitan area density Tokyo Osaka Japan"
-).split()
+WORDS = [
+    "the",
+    "of",
+    "and",
+    "to",
+    "in",
+    "is",
+    "that",
+    "for",
+    "it",
+    "as",
+    "with",
+    "was",
+    "on",
+    "be",
+    "by",
+    "this",
+    "are",
+    "from",
+    "or",
+    "an",
+    "which",
+    "population",
+    "city",
+    "report",
+    "data",
+    "according",
+    "latest",
+    "census",
+    "estimate",
+    "official",
+    "growth",
+    "2024",
+    "2025",
+    "percent",
+    "million",
+    "metropolitan",
+    "area",
+    "density",
+    "Tokyo",
+    "Osaka",
+    "Japan",
+]
 
 
 def domains(count: int, seed: int) -> list[str]:

@@ -174,7 +174,7 @@ def _with_path(entry: str, host: str, is_ip: bool, path: str, refuse: _Refuse) -
 
 
 def _allow_pattern(path: str) -> str:
-    """``/docs`` admits ``/docs`` and ``/docs/...``, not ``/docs-internal``; ``*`` is one segment."""
+    """``/docs`` admits ``/docs``, ``/docs/...``, not ``/docs-internal``; ``*`` is one segment."""
     pattern = "".join("[^/]*" if ch == "*" else re.escape(ch) for ch in path)
     if path.endswith("/"):
         return pattern
