@@ -57,7 +57,11 @@ _MENTION = re.compile(
     re.IGNORECASE,
 )
 _DOT_THEN_LABEL = re.compile(r"[.\uff0e\u3002\uff61\])}][\w\u00ad\u200b-\u200d\u2060\ufeff-]")
-_IGNORABLE = dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060\ufeff"))
+# Characters IDNA deletes, and dots it maps to ".", for judging a mention's shape.
+_TO_PLAIN: dict[int, str | None] = {
+    **dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060\ufeff")),
+    **dict.fromkeys(map(ord, "\u3002\uff0e\uff61"), "."),
+}
 _DEFANGED_DOT = re.compile(r"\[\.\]|\(\.\)|\{\.\}|\[dot\]|\(dot\)", re.IGNORECASE)
 _HREF = re.compile(r"""\b(?:href|src)\s*=\s*(["'])(.*?)\1""", re.IGNORECASE | re.DOTALL)
 _CJK_CLASS = (
@@ -280,7 +284,7 @@ def _is_host_like(host: str) -> bool:
     if host.isascii():
         plain = _DEFANGED_DOT.sub(".", host) if "(" in host or "[" in host or "{" in host else host
     else:
-        plain = _DEFANGED_DOT.sub(".", unicodedata.normalize("NFKC", host.translate(_IGNORABLE)))
+        plain = _DEFANGED_DOT.sub(".", unicodedata.normalize("NFKC", host.translate(_TO_PLAIN)))
     labels = plain.rstrip(".").split(".")
     if len(labels) < 2 or not all(labels):
         return False
