@@ -63,9 +63,14 @@ def converse(
 ) -> Transcript:
     """One user turn through a real agent; the provider answers with ``bodies`` in order."""
     script = Script(bodies)
-    with script.http_client(provider) as http, Agent.from_env(
-        ENV[provider], list(tools if tools is not None else [native_web_search()]), http_client=http
-    ) as agent:
+    with (
+        script.http_client(provider) as http,
+        Agent.from_env(
+            ENV[provider],
+            list(tools if tools is not None else [native_web_search()]),
+            http_client=http,
+        ) as agent,
+    ):
         transcript = Transcript()
         transcript.add_user_message(prompt)
         agent.converse(transcript)

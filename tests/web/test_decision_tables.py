@@ -32,7 +32,8 @@ def table(heading: str) -> list[list[str]]:
 
 
 def literal(cell: str) -> object:
-    assert cell.startswith("`") and cell.endswith("`"), cell
+    assert cell.startswith("`"), cell
+    assert cell.endswith("`"), cell
     return ast.literal_eval(cell[1:-1])
 
 
@@ -74,8 +75,36 @@ def test_text_findings_match_the_documented_table(text: str, allow: str, block: 
 
 def test_tables_cover_every_class_the_issue_names() -> None:
     inputs = " ".join(row[0] for row in URL_ROWS + TEXT_ROWS)
-    for needle in ["\\\\", "@", "%65", "\\t", "\\n", "https:example", "//example", "0x", "0300",
-                   "[::ffff", "。", "\\u00ad", "\\u200b", "exаmple", ":99999", "?.", "#.",
-                   "%2e", "%64", "docs-internal", "[.]", "hxxps", "ｅｘａｍｐｌｅ", "を参照",
-                   "(bar)", "href", "www.", "config.py", "@gmail.com", "example.com.au"]:
+    for needle in [
+        "\\\\",
+        "@",
+        "%65",
+        "\\t",
+        "\\n",
+        "https:example",
+        "//example",
+        "0x",
+        "0300",
+        "[::ffff",
+        "。",
+        "\\u00ad",
+        "\\u200b",
+        "exаmple",
+        ":99999",
+        "?.",
+        "#.",
+        "%2e",
+        "%64",
+        "docs-internal",
+        "[.]",
+        "hxxps",
+        "ｅｘａｍｐｌｅ",
+        "を参照",
+        "(bar)",
+        "href",
+        "www.",
+        "config.py",
+        "@gmail.com",
+        "example.com.au",
+    ]:
         assert needle in inputs, f"no documented case contains {needle!r}"

@@ -26,7 +26,12 @@ def anthropic(content: list[dict[str, Any]], stop_reason: str = "end_turn") -> d
 
 
 def search_call(call_id: str, query: str) -> dict[str, Any]:
-    return {"type": "server_tool_use", "id": call_id, "name": "web_search", "input": {"query": query}}
+    return {
+        "type": "server_tool_use",
+        "id": call_id,
+        "name": "web_search",
+        "input": {"query": query},
+    }
 
 
 def search_result(call_id: str, *urls: str) -> dict[str, Any]:
@@ -34,8 +39,13 @@ def search_result(call_id: str, *urls: str) -> dict[str, Any]:
         "type": "web_search_tool_result",
         "tool_use_id": call_id,
         "content": [
-            {"type": "web_search_result", "url": url, "title": f"T {url}",
-             "encrypted_content": "enc", "page_age": None}
+            {
+                "type": "web_search_result",
+                "url": url,
+                "title": f"T {url}",
+                "encrypted_content": "enc",
+                "page_age": None,
+            }
             for url in urls
         ],
     }
@@ -46,8 +56,13 @@ def cited_text(text: str, *urls: str) -> dict[str, Any]:
         "type": "text",
         "text": text,
         "citations": [
-            {"type": "web_search_result_location", "url": url, "title": f"T {url}",
-             "encrypted_index": "idx", "cited_text": f"quote from {url}"}
+            {
+                "type": "web_search_result_location",
+                "url": url,
+                "title": f"T {url}",
+                "encrypted_index": "idx",
+                "cited_text": f"quote from {url}",
+            }
             for url in urls
         ],
     }
@@ -75,8 +90,13 @@ def openai_message(text: str, *annotations: tuple[str, int, int]) -> dict[str, A
                 "type": "output_text",
                 "text": text,
                 "annotations": [
-                    {"type": "url_citation", "url": url, "title": "t",
-                     "start_index": start, "end_index": end}
+                    {
+                        "type": "url_citation",
+                        "url": url,
+                        "title": "t",
+                        "start_index": start,
+                        "end_index": end,
+                    }
                     for url, start, end in annotations
                 ],
             }
@@ -89,33 +109,54 @@ def urls(found: list[Source] | list[Citation]) -> list[str]:
 
 
 def test_anthropic_search_results_and_citations() -> None:
-    transcript = converse("anthropic", [anthropic([
-        search_call("srv_1", "python release"),
-        search_result("srv_1", "https://python.org/a", "https://docs.python.org/b", "https://python.org/a"),
-        cited_text("Python 3.14 is out.", "https://docs.python.org/b", "https://python.org/a"),
-        cited_text(" Again.", "https://docs.python.org/b"),
-    ])])
+    transcript = converse(
+        "anthropic",
+        [
+            anthropic(
+                [
+                    search_call("srv_1", "python release"),
+                    search_result(
+                        "srv_1",
+                        "https://python.org/a",
+                        "https://docs.python.org/b",
+                        "https://python.org/a",
+                    ),
+                    cited_text(
+                        "Python 3.14 is out.", "https://docs.python.org/b", "https://python.org/a"
+                    ),
+                    cited_text(" Again.", "https://docs.python.org/b"),
+                ]
+            )
+        ],
+    )
     assert sources(transcript) == [
         Source(url="https://python.org/a", title="T https://python.org/a"),
         Source(url="https://docs.python.org/b", title="T https://docs.python.org/b"),
     ]
     assert urls(citations(transcript)) == [
-        "https://docs.python.org/b", "https://python.org/a", "https://docs.python.org/b",
+        "https://docs.python.org/b",
+        "https://python.org/a",
+        "https://docs.python.org/b",
     ]
     assert citations(transcript)[0].cited_text == "quote from https://docs.python.org/b"
 
 
 def test_pause_turn_is_one_message_and_nothing_is_lost() -> None:
-    paused = anthropic([
-        search_call("srv_1", "first"),
-        search_result("srv_1", "https://a.example/1"),
-        search_call("srv_2", "second"),
-    ], stop_reason="pause_turn")
-    resumed = anthropic([
-        # The continuation starts with the result of the search begun before the pause.
-        search_result("srv_2", "https://b.example/2"),
-        cited_text("Done.", "https://b.example/2"),
-    ])
+    paused = anthropic(
+        [
+            search_call("srv_1", "first"),
+            search_result("srv_1", "https://a.example/1"),
+            search_call("srv_2", "second"),
+        ],
+        stop_reason="pause_turn",
+    )
+    resumed = anthropic(
+        [
+            # The continuation starts with the result of the search begun before the pause.
+            search_result("srv_2", "https://b.example/2"),
+            cited_text("Done.", "https://b.example/2"),
+        ]
+    )
     transcript = converse("anthropic", [paused, resumed])
     assistant = [m for m in transcript.messages if m.role == "assistant"]
     assert len(assistant) == 1
@@ -129,33 +170,77 @@ def test_pause_turn_is_one_message_and_nothing_is_lost() -> None:
 
 
 def test_a_failed_search_has_no_sources_and_does_not_crash() -> None:
-    transcript = converse("anthropic", [anthropic([
-        search_call("srv_1", "q"),
-        {"type": "web_search_tool_result", "tool_use_id": "srv_1",
-         "content": {"type": "web_search_tool_result_error", "error_code": "max_uses_exceeded"}},
-        {"type": "text", "text": "I could not search."},
-    ])])
+    transcript = converse(
+        "anthropic",
+        [
+            anthropic(
+                [
+                    search_call("srv_1", "q"),
+                    {
+                        "type": "web_search_tool_result",
+                        "tool_use_id": "srv_1",
+                        "content": {
+                            "type": "web_search_tool_result_error",
+                            "error_code": "max_uses_exceeded",
+                        },
+                    },
+                    {"type": "text", "text": "I could not search."},
+                ]
+            )
+        ],
+    )
     assert sources(transcript) == []
     assert citations(transcript) == []
     part = transcript.messages[1].content[0]
-    assert isinstance(part, HostedToolPart) and part.error == "max_uses_exceeded"
+    assert isinstance(part, HostedToolPart)
+    assert part.error == "max_uses_exceeded"
 
 
 def test_anthropic_web_fetch_results_are_sources() -> None:
-    transcript = converse("anthropic", [anthropic([
-        {"type": "server_tool_use", "id": "srv_f", "name": "web_fetch",
-         "input": {"url": "https://fetched.example/page"}},
-        {"type": "web_fetch_tool_result", "tool_use_id": "srv_f",
-         "content": {"type": "web_fetch_result", "url": "https://fetched.example/page",
-                     "retrieved_at": "2025-01-01T00:00:00Z",
-                     "content": {"type": "document", "title": "Fetched",
-                                 "source": {"type": "text", "media_type": "text/plain", "data": "x"}}}},
-        {"type": "server_tool_use", "id": "srv_g", "name": "web_fetch",
-         "input": {"url": "https://denied.example/"}},
-        {"type": "web_fetch_tool_result", "tool_use_id": "srv_g",
-         "content": {"type": "web_fetch_tool_result_error", "error_code": "url_not_allowed"}},
-        {"type": "text", "text": "Read it."},
-    ])])
+    transcript = converse(
+        "anthropic",
+        [
+            anthropic(
+                [
+                    {
+                        "type": "server_tool_use",
+                        "id": "srv_f",
+                        "name": "web_fetch",
+                        "input": {"url": "https://fetched.example/page"},
+                    },
+                    {
+                        "type": "web_fetch_tool_result",
+                        "tool_use_id": "srv_f",
+                        "content": {
+                            "type": "web_fetch_result",
+                            "url": "https://fetched.example/page",
+                            "retrieved_at": "2025-01-01T00:00:00Z",
+                            "content": {
+                                "type": "document",
+                                "title": "Fetched",
+                                "source": {"type": "text", "media_type": "text/plain", "data": "x"},
+                            },
+                        },
+                    },
+                    {
+                        "type": "server_tool_use",
+                        "id": "srv_g",
+                        "name": "web_fetch",
+                        "input": {"url": "https://denied.example/"},
+                    },
+                    {
+                        "type": "web_fetch_tool_result",
+                        "tool_use_id": "srv_g",
+                        "content": {
+                            "type": "web_fetch_tool_result_error",
+                            "error_code": "url_not_allowed",
+                        },
+                    },
+                    {"type": "text", "text": "Read it."},
+                ]
+            )
+        ],
+    )
     assert sources(transcript) == [Source(url="https://fetched.example/page", title="Fetched")]
     violations = DomainPolicy.block(["fetched.example"]).audit(transcript)
     assert [(v.url, v.where, v.rule) for v in violations] == [
@@ -166,17 +251,47 @@ def test_anthropic_web_fetch_results_are_sources() -> None:
 def test_openai_search_open_page_find_in_page_and_citations() -> None:
     text = "See the docs ([docs.python.org](https://docs.python.org/3/?utm_source=openai))."
     start = text.index("[")
-    transcript = converse("openai", [openai([
-        {"type": "web_search_call", "id": "ws_1", "status": "completed",
-         "action": {"type": "search", "query": "python docs",
-                    "sources": [{"type": "url", "url": "https://python.org/"},
-                                {"type": "api", "name": "oai-weather"}]}},
-        {"type": "web_search_call", "id": "ws_2", "status": "completed",
-         "action": {"type": "open_page", "url": "https://opened.example/page"}},
-        {"type": "web_search_call", "id": "ws_3", "status": "completed",
-         "action": {"type": "find_in_page", "url": "https://found.example/page", "pattern": "x"}},
-        openai_message(text, ("https://docs.python.org/3/?utm_source=openai", start, len(text) - 2)),
-    ])])
+    transcript = converse(
+        "openai",
+        [
+            openai(
+                [
+                    {
+                        "type": "web_search_call",
+                        "id": "ws_1",
+                        "status": "completed",
+                        "action": {
+                            "type": "search",
+                            "query": "python docs",
+                            "sources": [
+                                {"type": "url", "url": "https://python.org/"},
+                                {"type": "api", "name": "oai-weather"},
+                            ],
+                        },
+                    },
+                    {
+                        "type": "web_search_call",
+                        "id": "ws_2",
+                        "status": "completed",
+                        "action": {"type": "open_page", "url": "https://opened.example/page"},
+                    },
+                    {
+                        "type": "web_search_call",
+                        "id": "ws_3",
+                        "status": "completed",
+                        "action": {
+                            "type": "find_in_page",
+                            "url": "https://found.example/page",
+                            "pattern": "x",
+                        },
+                    },
+                    openai_message(
+                        text, ("https://docs.python.org/3/?utm_source=openai", start, len(text) - 2)
+                    ),
+                ]
+            )
+        ],
+    )
     assert urls(sources(transcript)) == [
         "https://python.org/",
         "https://opened.example/page",
@@ -194,33 +309,64 @@ def test_openai_search_open_page_find_in_page_and_citations() -> None:
 
 
 def test_openai_failed_search_is_an_error_without_sources() -> None:
-    transcript = converse("openai", [openai([
-        {"type": "web_search_call", "id": "ws_1", "status": "failed",
-         "action": {"type": "search", "query": "q"}},
-        openai_message("No luck."),
-    ])])
+    transcript = converse(
+        "openai",
+        [
+            openai(
+                [
+                    {
+                        "type": "web_search_call",
+                        "id": "ws_1",
+                        "status": "failed",
+                        "action": {"type": "search", "query": "q"},
+                    },
+                    openai_message("No luck."),
+                ]
+            )
+        ],
+    )
     assert sources(transcript) == []
     part = transcript.messages[1].content[0]
-    assert isinstance(part, HostedToolPart) and part.error == "failed"
+    assert isinstance(part, HostedToolPart)
+    assert part.error == "failed"
 
 
 def test_unknown_blocks_are_ignored_not_fatal() -> None:
-    transcript = converse("anthropic", [anthropic([
-        {"type": "mystery_block", "url": "https://ignored.example/", "content": [1, None, "x"]},
-        {"type": "code_execution_tool_result", "tool_use_id": "x",
-         "content": {"type": "code_execution_result", "stdout": "https://stdout.example/"}},
-        {"type": "text", "text": "Fine."},
-    ])])
+    transcript = converse(
+        "anthropic",
+        [
+            anthropic(
+                [
+                    {
+                        "type": "mystery_block",
+                        "url": "https://ignored.example/",
+                        "content": [1, None, "x"],
+                    },
+                    {
+                        "type": "code_execution_tool_result",
+                        "tool_use_id": "x",
+                        "content": {
+                            "type": "code_execution_result",
+                            "stdout": "https://stdout.example/",
+                        },
+                    },
+                    {"type": "text", "text": "Fine."},
+                ]
+            )
+        ],
+    )
     assert sources(transcript) == []
 
 
 def test_hand_built_transcripts_without_origin_are_read_from_parts() -> None:
     transcript = Transcript()
     transcript.add_user_message("q")
-    transcript.add_assistant_message([
-        HostedToolPart(kind="web_search", sources=(Source(url="https://a.example/"),)),
-        TextPart(text="A", citations=(Citation(url="https://b.example/"),)),
-    ])
+    transcript.add_assistant_message(
+        [
+            HostedToolPart(kind="web_search", sources=(Source(url="https://a.example/"),)),
+            TextPart(text="A", citations=(Citation(url="https://b.example/"),)),
+        ]
+    )
     assert urls(sources(transcript)) == ["https://a.example/", "https://b.example/"]
     assert urls(citations(transcript)) == ["https://b.example/"]
 

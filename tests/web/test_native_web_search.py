@@ -150,9 +150,10 @@ def test_anthropic_receives_the_filter_through_the_real_adapter() -> None:
 
     policy = DomainPolicy.allow(["python.org", "example.com/docs"])
     env = {"LLM_PROVIDER": "anthropic", "ANTHROPIC_API_KEY": "test-key"}
-    with httpx2.Client(transport=httpx2.MockTransport(reply)) as http, Agent.from_env(
-        env, [policy.native_web_search(max_uses=2)], http_client=http
-    ) as agent:
+    with (
+        httpx2.Client(transport=httpx2.MockTransport(reply)) as http,
+        Agent.from_env(env, [policy.native_web_search(max_uses=2)], http_client=http) as agent,
+    ):
         transcript = Transcript()
         transcript.add_user_message("hi")
         agent.converse(transcript)
@@ -175,9 +176,10 @@ def test_openai_receives_the_filter_through_the_real_adapter() -> None:
 
     tool = native_web_search(allowed_domains=["python.org"], search_context_size="low")
     env = {"LLM_PROVIDER": "openai", "OPENAI_API_KEY": "test-key"}
-    with httpx.Client(transport=httpx.MockTransport(reply)) as http, Agent.from_env(
-        env, [tool], http_client=http
-    ) as agent:
+    with (
+        httpx.Client(transport=httpx.MockTransport(reply)) as http,
+        Agent.from_env(env, [tool], http_client=http) as agent,
+    ):
         transcript = Transcript()
         transcript.add_user_message("hi")
         agent.converse(transcript)

@@ -107,6 +107,11 @@ def locate(url_or_host: str) -> Location | None:
     fast = _PLAIN_URL.fullmatch(url_or_host)
     if fast is not None and "xn--" not in url_or_host:
         return Location(normalize_host(fast.group(1).lower()), fast.group(2) or "/", False)
+    return parse(url_or_host)
+
+
+def parse(url_or_host: str) -> Location | None:
+    """``locate`` without the shortcut for plain URLs: always through the WHATWG parser."""
     url = as_url(refang(url_or_host))
     if url is None:
         return None
