@@ -1,0 +1,15 @@
+"""Repository-wide pytest configuration: Hypothesis profiles.
+
+``HYPOTHESIS_PROFILE=ci`` (set by .ci/run) derandomizes Hypothesis so a CI run is
+reproducible; locally the default profile explores new examples every run.
+"""
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "ci", derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile("default", deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
