@@ -79,41 +79,63 @@ ANTHROPIC_ANSWER: dict[str, Any] = {
     ],
 }  # fmt: skip
 
+DOCS_URL = "https://docs.python.org/3/whatsnew/3.13.html"
+MEDIUM_URL = "https://medium.com/@pydev/python-3-13-repl-tour-5f1e"
+DOCS_LINK = f"([docs.python.org]({DOCS_URL}?utm_source=openai))"
+MEDIUM_LINK = f"([medium.com]({MEDIUM_URL}?utm_source=openai))"
 OPENAI_TEXT = (
-    "Python 3.13's new REPL adds multi-line editing, colour prompts and paste mode "
-    "([docs.python.org](https://docs.python.org/3/whatsnew/3.13.html?utm_source=openai)). "
-    "A walkthrough is on Medium "
-    "([medium.com](https://medium.com/@pydev/python-3-13-repl-tour-5f1e?utm_source=openai))."
+    f"Python 3.13's new REPL adds multi-line editing, colour prompts and paste mode "
+    f"{DOCS_LINK}. A walkthrough is on Medium {MEDIUM_LINK}."
 )
 
 
-def _span(text: str, needle: str) -> tuple[int, int]:
-    start = text.index(needle)
-    return start, start + len(needle)
+def url_citation(url: str, title: str, link: str) -> dict[str, Any]:
+    """OpenAI's citation: the annotation spans the inline markdown link it also writes."""
+    start = OPENAI_TEXT.index(link)
+    return {
+        "type": "url_citation",
+        "url": f"{url}?utm_source=openai",
+        "title": title,
+        "start_index": start,
+        "end_index": start + len(link),
+    }
 
 
-_DOCS = _span(OPENAI_TEXT, "([docs.python.org](https://docs.python.org/3/whatsnew/3.13.html?utm_source=openai))")  # noqa: E501
-_MEDIUM = _span(OPENAI_TEXT, "([medium.com](https://medium.com/@pydev/python-3-13-repl-tour-5f1e?utm_source=openai))")  # noqa: E501
 OPENAI_ANSWER: dict[str, Any] = {
     "id": "resp_0demo",
     "object": "response",
     "status": "completed",
     "model": "gpt-5.1-2025-11-13",
     "output": [
-        {"type": "web_search_call", "id": "ws_0demo", "status": "completed",
-         "action": {"type": "search", "query": "Python 3.13 REPL changes",
-                    "sources": [{"type": "url", "url": "https://docs.python.org/3/whatsnew/3.13.html"},
-                                {"type": "url", "url": "https://medium.com/@pydev/python-3-13-repl-tour-5f1e"}]}},
-        {"type": "message", "id": "msg_0demo", "role": "assistant", "status": "completed",
-         "content": [{"type": "output_text", "text": OPENAI_TEXT, "annotations": [
-             {"type": "url_citation", "url": "https://docs.python.org/3/whatsnew/3.13.html?utm_source=openai",
-              "title": "What's New In Python 3.13", "start_index": _DOCS[0], "end_index": _DOCS[1]},
-             {"type": "url_citation", "url": "https://medium.com/@pydev/python-3-13-repl-tour-5f1e?utm_source=openai",
-              "title": "A tour of the Python 3.13 REPL", "start_index": _MEDIUM[0], "end_index": _MEDIUM[1]},
-         ]}]},
+        {
+            "type": "web_search_call",
+            "id": "ws_0demo",
+            "status": "completed",
+            "action": {
+                "type": "search",
+                "query": "Python 3.13 REPL changes",
+                "sources": [{"type": "url", "url": DOCS_URL}, {"type": "url", "url": MEDIUM_URL}],
+            },
+        },
+        {
+            "type": "message",
+            "id": "msg_0demo",
+            "role": "assistant",
+            "status": "completed",
+            "content": [
+                {
+                    "type": "output_text",
+                    "text": OPENAI_TEXT,
+                    "annotations": [
+                        url_citation(DOCS_URL, "What's New In Python 3.13", DOCS_LINK),
+                        url_citation(MEDIUM_URL, "A tour of the Python 3.13 REPL", MEDIUM_LINK),
+                    ],
+                }
+            ],
+        },
     ],
     "usage": {"input_tokens": 1893, "output_tokens": 96},
-}  # fmt: skip
+}
 
 SCRIPT = {"anthropic": ANTHROPIC_ANSWER, "openai": OPENAI_ANSWER}
 
@@ -124,7 +146,9 @@ def scripted_client(provider: str) -> httpx.Client | httpx2.Client:
     headers = {"content-type": "application/json"}
     if provider == "anthropic":
         return httpx2.Client(
-            transport=httpx2.MockTransport(lambda _: httpx2.Response(200, content=body, headers=headers))
+            transport=httpx2.MockTransport(
+                lambda _: httpx2.Response(200, content=body, headers=headers)
+            )
         )
     return httpx.Client(
         transport=httpx.MockTransport(lambda _: httpx.Response(200, content=body, headers=headers))
