@@ -1,7 +1,8 @@
 """Readers on real provider output: cassettes other projects recorded against the real APIs.
 
-The folder lives outside the repository (../shared/real-cassettes, see its PROVENANCE.md);
-these tests skip cleanly when it is absent. Expected evidence comes from PROVENANCE.md's
+The folder lives outside the repository (../shared/real-cassettes next to the checkout,
+or $AGENTLOOP_TOOLS_REAL_CASSETTES; see its PROVENANCE.md); these tests skip cleanly
+when it is absent. Expected evidence comes from PROVENANCE.md's
 oracle, computed independently from the raw response bodies. Streamed (SSE) bodies are
 not read here: agentloop does not stream, so they cannot become transcripts yet.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -21,7 +23,10 @@ from agentloop_tools.web import DomainPolicy, citations, sources
 from agentloop_tools.web._url import locate
 from tests.providers import read_responses
 
-FOLDER = Path(__file__).parents[3] / "shared" / "real-cassettes"
+FOLDER = Path(
+    os.environ.get("AGENTLOOP_TOOLS_REAL_CASSETTES")
+    or Path(__file__).parents[3] / "shared" / "real-cassettes"
+)
 pytestmark = pytest.mark.skipif(
     not (FOLDER / "PROVENANCE.md").is_file(), reason=f"real cassettes not found at {FOLDER}"
 )
