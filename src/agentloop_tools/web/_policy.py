@@ -19,7 +19,7 @@ from agentloop_tools.web._evidence import message_sources, messages_of
 from agentloop_tools.web._index import RuleIndex
 from agentloop_tools.web._rules import Rule, parse_rules
 from agentloop_tools.web._search import native_web_search
-from agentloop_tools.web._text import Found, split_attributes, tokens
+from agentloop_tools.web._text import Found, read_token, split_attributes, tokens
 from agentloop_tools.web._url import Location, locate
 
 type Mode = Literal["allow", "block"]
@@ -191,10 +191,13 @@ class DomainPolicy:
         # Answers repeat links: judge each distinct token once.
         judged: dict[str, list[tuple[int, int, str, str | None]]] = {}
         violations: list[Violation] = []
-        for offset, token, finds in tokens(text, mentions=self._mode == "block"):
+        mentions = self._mode == "block"
+        for offset, token in tokens(text):
             flagged = judged.get(token)
             if flagged is None:
-                flagged = judged[token] = self._judge(finds, verdicts)
+                flagged = judged[token] = self._judge(
+                    read_token(token, mentions=mentions), verdicts
+                )
             for start, end, written, rule in flagged:
                 span = (start + offset, end + offset)
                 violations.append(Violation(written, "text", index, rule, span=span))

@@ -88,40 +88,39 @@ class Found(NamedTuple):
 
 def scan(text: str, *, mentions: bool) -> list[Found]:
     """Every link in ``text`` and, with ``mentions``, every bare host name, in text order."""
-    found = [
-        Found(first + offset, last + offset, written, kind, readings)
-        for offset, _, in_token in tokens(text, mentions=mentions)
-        for first, last, written, kind, readings in in_token
-    ]
+    found: list[Found] = []
+    read: dict[str, list[Found]] = {}
+    for offset, token in tokens(text):
+        in_token = read.get(token)
+        if in_token is None:
+            in_token = read[token] = read_token(token, mentions=mentions)
+        for first, last, written, kind, readings in in_token:
+            found.append(Found(first + offset, last + offset, written, kind, readings))
     extra = split_attributes(text)
     if extra:
         found = merge_attributes(found, extra)
     return found
 
 
-def tokens(text: str, *, mentions: bool) -> Iterator[tuple[int, str, list[Found]]]:
-    """``(offset, token, finds)`` for each token holding a link or host, in text order.
-
-    Spans in ``finds`` are relative to the token. Equal tokens share one list, so
-    callers can cache whatever they derive from it by token.
-    """
+def tokens(text: str) -> Iterator[tuple[int, str]]:
+    """``(offset, token)`` for each token that could hold a link or a host, in text order."""
     # Token starts are found by matching backwards on the reversed text: C speed.
     reversed_text = text[::-1]
     length = len(text)
     plain = text.isascii() and _DEFANGED_ANYWHERE.search(text) is None
-    # Answers repeat their links (a citation per sentence): read each token once.
-    seen: dict[str, list[Found]] = {}
+    run_back = _TOKEN_RUN.match
     for match in (_ANCHOR_PLAIN if plain else _ANCHOR_ANY).finditer(text):
-        left = _TOKEN_RUN.match(reversed_text, length - match.start())
-        start = length - left.end() if left is not None else match.start()
-        token = text[start : match.end()]
-        in_token = seen.get(token)
-        if in_token is None:
-            in_token = seen[token] = []
-            _read_token(token, mentions, in_token)
-            in_token.sort(key=_order)
-        if in_token:
-            yield start, token, in_token
+        start = length - run_back(reversed_text, length - match.start()).end()  # type: ignore[union-attr]
+        yield start, text[start : match.end()]
+
+
+def read_token(token: str, *, mentions: bool) -> list[Found]:
+    """The links (and, with ``mentions``, host names) in one token, spans relative to it."""
+    found: list[Found] = []
+    _read_token(token, mentions, found)
+    if len(found) > 1:
+        found.sort(key=_order)
+    return found
 
 
 def split_attributes(text: str) -> list[Found]:
@@ -154,6 +153,21 @@ def _order(item: Found) -> tuple[int, bool]:
 def _read_token(token: str, mentions: bool, found: list[Found]) -> None:
     # A link's own host is checked as the link; mentions are looked for after it.
     authorities: list[tuple[int, int]] = []
+    if token[:8].lower().startswith(("https://", "http://")):
+        # The common case, a token that is one URL: skip the general search for starts.
+        end = _link_end(token, 0)
+        rest = token[end:]
+        if ":" not in rest and "//" not in rest and "www." not in rest.lower():
+            authority_start = token.index(":") + 1
+            while authority_start < end and token[authority_start] in "/\\":
+                authority_start += 1
+            if authority_start < end:
+                authority = _AUTHORITY_END.search(token, authority_start, end)
+                authorities.append((0, authority.start() if authority else end))
+                found.append(Found(0, end, token[:end], "url", (token[:end],)))
+            if mentions:
+                _read_mentions_between(token, authorities, found)
+            return
     if ":" in token or "//" in token or "www." in token or "WWW." in token:
         link_end = -1
         for start, authority_start in _link_starts(token):
@@ -167,17 +181,21 @@ def _read_token(token: str, mentions: bool, found: list[Found]) -> None:
             authority = _AUTHORITY_END.search(token, authority_start, end)
             authorities.append((start, authority.start() if authority else end))
             found.append(Found(start, end, link, "url", (link,)))
-    if not mentions:
-        return
-    # Search the stretches between link hosts: before, between and after them.
-    stretches = []
+    if mentions:
+        _read_mentions_between(token, authorities, found)
+
+
+def _read_mentions_between(
+    token: str, authorities: list[tuple[int, int]], found: list[Found]
+) -> None:
+    """Mentions in the stretches before, between and after the links' own hosts."""
     position = 0
     for first, last in authorities:
-        stretches.append((position, first))
+        if first - position > 2:
+            _read_mentions(token, position, first, found)
         position = last
-    stretches.append((position, len(token)))
-    for begin, finish in stretches:
-        _read_mentions(token, begin, finish, found)
+    if len(token) - position > 2:
+        _read_mentions(token, position, len(token), found)
 
 
 def _read_mentions(token: str, position: int, finish: int, found: list[Found]) -> None:
@@ -192,8 +210,9 @@ def _read_mentions(token: str, position: int, finish: int, found: list[Found]) -
         position = host_end
         if end < len(token) and token[end] == "@":
             continue  # an e-mail local part names no host
-        end = start + _link_end(token[start:end], 0)
-        host_end = min(host_end, end)
+        if path_start != -1 or not token[end - 1].isalnum():
+            end = start + _link_end(token[start:end], 0)
+            host_end = min(host_end, end)
         host = token[start:host_end]
         if not _is_host_like(host):
             continue
@@ -281,15 +300,20 @@ def _is_host_like(host: str) -> bool:
     "3.14" and "v1.2" are not host names; "config.py" is, and only matters when
     ".py" or "config.py" is on the blocklist.
     """
-    if host.isascii():
-        plain = _DEFANGED_DOT.sub(".", host) if "(" in host or "[" in host or "{" in host else host
+    if host.isascii() and "(" not in host and "[" not in host and "{" not in host:
+        plain = host.rstrip(".")
+        last = plain[plain.rfind(".") + 1 :]
+        if ".." not in plain and not plain.startswith(".") and last.lower() != last.upper():
+            return True  # the common case: the last label has a letter
+    elif host.isascii():
+        plain = _DEFANGED_DOT.sub(".", host)
     else:
         plain = _DEFANGED_DOT.sub(".", unicodedata.normalize("NFKC", host.translate(_TO_PLAIN)))
     labels = plain.rstrip(".").split(".")
     if len(labels) < 2 or not all(labels):
         return False
     last = labels[-1]
-    if any(char.isalpha() for char in last):
+    if not last.isdigit() and any(char.isalpha() for char in last):
         return True
     return len(labels) == 4 and all(label.isdigit() and len(label) <= 3 for label in labels)
 
