@@ -9,11 +9,11 @@ checked against the same list the provider was given.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from agentloop import HostedTool, Transcript
-from agentloop.transcript import Message, TextPart
+from agentloop.transcript import Message, TextPart, join_text
 
 from agentloop_tools.web._evidence import message_sources, messages_of
 from agentloop_tools.web._index import RuleIndex
@@ -160,8 +160,36 @@ class DomainPolicy:
                     for citation in part.citations:
                         self._check_url(citation.url, "citation", index, violations)
             if message.role == "assistant":
-                text = "".join(part.text for part in message.content if isinstance(part, TextPart))
-                violations.extend(self._audit_text(text, index))
+                texts = [part.text for part in message.content if isinstance(part, TextPart)]
+                violations.extend(self._audit_parts(texts, index))
+        return violations
+
+    def _audit_parts(self, texts: list[str], index: int) -> list[Violation]:
+        """The text parts as stored (joined) and as agentloop displays them (``join_text``).
+
+        ``join_text`` puts a space at some seams between parts: "see" + "evil.example"
+        shows as "see evil.example". Only tokens touching such a seam can read
+        differently, so only those are read again.
+        """
+        text = "".join(texts)
+        violations = self._audit_text(text, index)
+        seen = {(violation.url, violation.span) for violation in violations}
+        added = False
+        for seam in _spaced_seams(texts):
+            left = max(_last_space(text, seam), seam - _SEAM_WINDOW)
+            right = min(_next_space(text, seam), seam + _SEAM_WINDOW)
+            window = text[left:seam] + " " + text[seam:right]
+            for violation in self._audit_text(window, index):
+                assert violation.span is not None
+                start, end = violation.span
+                shift = left if end <= seam - left else left - 1
+                span = (start + shift, end + shift)
+                if (violation.url, span) not in seen:
+                    seen.add((violation.url, span))
+                    violations.append(replace(violation, span=span))
+                    added = True
+        if added:
+            violations.sort(key=lambda violation: violation.span or (0, 0))
         return violations
 
     def _rule_for(self, location: Location | None) -> Rule | None:
@@ -258,6 +286,39 @@ class DomainPolicy:
             if rule is not None:
                 return rule.text
         return False
+
+
+_SEAM_WINDOW = 2048
+
+
+def _spaced_seams(texts: list[str]) -> list[int]:
+    """Offsets in the joined text where ``join_text`` shows a space that is not there."""
+    seams = []
+    offset = 0
+    previous = ""
+    for text in texts:
+        if previous and text:
+            pair = join_text([TextPart(text=previous[-1]), TextPart(text=text[0])])
+            if len(pair) == 3:
+                seams.append(offset)
+        if text:
+            previous = text
+        offset += len(text)
+    return seams
+
+
+def _last_space(text: str, position: int) -> int:
+    for index in range(position - 1, max(position - _SEAM_WINDOW, 0) - 1, -1):
+        if text[index].isspace():
+            return index + 1
+    return max(position - _SEAM_WINDOW, 0)
+
+
+def _next_space(text: str, position: int) -> int:
+    for index in range(position, min(position + _SEAM_WINDOW, len(text))):
+        if text[index].isspace():
+            return index
+    return min(position + _SEAM_WINDOW, len(text))
 
 
 _TOKEN = object()
