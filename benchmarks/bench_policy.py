@@ -140,6 +140,23 @@ def main() -> None:
         ratio = results[(mode, 100_000)] / results[(mode, 10)]
         print(f"audit {mode}: 100,000 rules / 10 rules = {ratio:.2f}x")
 
+    # Hostile shapes: each must stay linear (200,000 characters in well under a second).
+    size = 200_000
+    hostile = {
+        "unbalanced parentheses": "https://a.example/" + ")" * size,
+        "links cut by brackets, far CJK stop": "a://x.example]" * (size // 14) + "。",
+        "one host of many labels": "a." * (size // 2) + "b",
+        "mentions in a path": "https://a.example/" + "b.com/" * (size // 6),
+        "escaped mentions": "https://a.example/?q=" + "%2Fb.com" * (size // 8),
+        "www over and over": "www." * (size // 4),
+    }
+    block = DomainPolicy.block(["b.com", *big[:1000]])
+    for name, hostile_text in hostile.items():
+        hostile_transcript = Transcript()
+        hostile_transcript.add_assistant_message([TextPart(text=hostile_text)])
+        elapsed = best_of(1, lambda t=hostile_transcript: block.audit(t))
+        print(f"hostile text, {name}: {elapsed * 1000:.0f} ms for {len(hostile_text):,} chars")
+
 
 if __name__ == "__main__":
     main()

@@ -24,12 +24,16 @@ class _Entry:
 class RuleIndex:
     """Rules filed by host, with the allowlist and blocklist readings of a match."""
 
-    __slots__ = ("_domains", "_ips")
+    __slots__ = ("_domains", "_ips", "_longest")
 
     def __init__(self, rules: Iterable[Rule]) -> None:
         self._domains: dict[str, _Entry] = {}
         self._ips: dict[str, _Entry] = {}
+        # No suffix longer than the longest rule can match: a 200,000-character host
+        # costs a handful of lookups, not one per label.
+        self._longest = 0
         for rule in rules:
+            self._longest = max(self._longest, len(rule.host))
             table = self._ips if rule.is_ip else self._domains
             entry = table.get(rule.host)
             if entry is None:
@@ -50,8 +54,7 @@ class RuleIndex:
             return None
         table = self._ips if location.is_ip else self._domains
         host = location.host
-        suffix = host
-        dot = -1
+        suffix, dot = self._first_suffix(host)
         while True:
             entry = table.get(suffix)
             if entry is not None:
@@ -78,8 +81,7 @@ class RuleIndex:
 
     def _blocking(self, host: str, is_ip: bool, path: str) -> Rule | None:
         table = self._ips if is_ip else self._domains
-        suffix = host
-        dot = -1
+        suffix, dot = self._first_suffix(host)
         while True:
             entry = table.get(suffix)
             if entry is not None:
@@ -94,6 +96,15 @@ class RuleIndex:
             if dot == -1:
                 return None
             suffix = host[dot + 1 :]
+
+    def _first_suffix(self, host: str) -> tuple[str, int]:
+        """The longest suffix of ``host`` a rule could name, and the dot before it."""
+        if len(host) <= self._longest:
+            return host, -1
+        dot = host.find(".", len(host) - self._longest - 1)
+        if dot == -1:
+            return "", len(host)  # no label boundary close enough to the end
+        return host[dot + 1 :], dot
 
 
 def _looks_like_ip(host: str) -> bool:

@@ -42,18 +42,24 @@ _AUTHORITY_END = re.compile(r"[/\\?#]")
 _CJK_STOP = re.compile(
     r"[\u3001\u3003-\u3011\u3014-\u301f\uff01-\uff0d\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff60\uff62-\uff65]"
 )
+_BRACKET = re.compile(r"[\[\]]")
 _TOKEN_RUN = re.compile(r"[^\s<>\"`]*")
 _PATH_START = re.compile(r"(?:^|[^/\\:])[/\\](?=[^/\\]|$)")
 _CJK_FULL_STOP = re.compile("[\u3002\uff61]")
 _TRAILING = frozenset(".,:;!?'*_~\u3002\uff0e\uff61")
 
 # A host name mentioned in prose: labels joined by dots, full-width dots,
-# ideographic full stops or defanged dots ("example[.]com").
+# ideographic full stops or defanged dots ("example[.]com"). It starts after a
+# non-label character or after a percent-escape, as in a redirect's
+# "?url=https%3A%2F%2Fexample.com".
 _LABEL_CHARS = r"[\w\-\u00ad\u200b-\u200d\u2060\ufeff]"
 _DOT = r"(?:[.\uff0e\u3002\uff61]|\[\.\]|\(\.\)|\{\.\}|\[dot\]|\(dot\))"
 _MENTION = re.compile(
-    rf"(?<![\w\-\u00ad\u200b-\u200d\u2060\ufeff]){_LABEL_CHARS}+(?:{_DOT}{_LABEL_CHARS}+)+"
-    r"(?P<path>[/\\][^\s<>\"`]*)?",
+    r"(?:(?<![\w\-\u00ad\u200b-\u200d\u2060\ufeff%])|(?<=%[0-9A-Fa-f]{2}))"
+    rf"{_LABEL_CHARS}+(?:{_DOT}{_LABEL_CHARS}+)+"
+    # A mention's path matters only for path rules; capped so that a token of many
+    # mentions ("x.com/x.com/...") stays linear.
+    r"(?P<path>[/\\][^\s<>\"`]{0,512})?",
     re.IGNORECASE,
 )
 _DOT_THEN_LABEL = re.compile(r"[.\uff0e\u3002\uff61\])}][\w\u00ad\u200b-\u200d\u2060\ufeff-]")
@@ -260,10 +266,24 @@ def _link_starts(token: str) -> list[tuple[int, int]]:
 
 
 def _link_end(token: str, start: int) -> int:
-    """Where a link starting at ``start`` ends: GFM's rules for trailing punctuation."""
+    """Where a link starting at ``start`` ends: GFM's rules for trailing punctuation.
+
+    Every step is bounded by this link's own extent, so reading a token stays linear
+    however many links it holds.
+    """
     end = len(token)
+    # Markdown link text ends at "](": "[https://a.example](https://b.example)".
+    depth = 0
+    for bracket in _BRACKET.finditer(token, start):
+        if bracket.group() == "[":
+            depth += 1
+        elif depth == 0:
+            end = bracket.start()
+            break
+        else:
+            depth -= 1
     if not token.isascii():
-        stop = _CJK_STOP.search(token, start)
+        stop = _CJK_STOP.search(token, start, end)
         if stop is not None:
             end = stop.start()
         # In the path, an ideographic full stop ends the sentence, not a label.
@@ -272,22 +292,13 @@ def _link_end(token: str, start: int) -> int:
             full_stop = _CJK_FULL_STOP.search(token, path_start.end(), end)
             if full_stop is not None:
                 end = full_stop.start()
-    if "]" in token:
-        # Markdown link text ends at "](": "[https://a.example](https://b.example)".
-        depth = 0
-        for index in range(start, end):
-            char = token[index]
-            if char == "[":
-                depth += 1
-            elif char == "]":
-                if depth == 0:
-                    end = index
-                    break
-                depth -= 1
+    opened, closed = token.count("(", start, end), token.count(")", start, end)
     while end > start:
         last = token[end - 1]
-        unbalanced = last == ")" and token.count("(", start, end) < token.count(")", start, end)
-        if last in _TRAILING or unbalanced:
+        if last in _TRAILING:
+            end -= 1
+        elif last == ")" and opened < closed:
+            closed -= 1
             end -= 1
         else:
             break

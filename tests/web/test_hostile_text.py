@@ -1,0 +1,40 @@
+"""Hostile shapes of answer text: results stay right and the work stays linear.
+
+Speed is measured in benchmarks/bench_policy.py; these inputs are sized so that a
+quadratic reading would take minutes, not the fraction of a second a linear one does.
+"""
+
+from __future__ import annotations
+
+import pytest
+from agentloop import Transcript
+from agentloop.transcript import TextPart
+
+from agentloop_tools.web import DomainPolicy
+
+N = 60_000
+HOSTILE = {
+    "unbalanced parentheses": ("https://a.example/" + ")" * N, 0, 0),
+    "unclosed brackets": ("https://a.example/" + "[" * N, 0, 0),
+    "links cut by brackets": ("a://x.example]" * (N // 14), N // 14, 0),
+    "cut links before a far CJK stop": ("a://x.example]" * (N // 14) + "。", N // 14, 0),
+    "one host of many labels": ("a." * (N // 2) + "b", 0, 0),
+    "www over and over": ("www." * (N // 4), 1, 0),
+    "mentions in a path": ("https://a.example/" + "b.com/" * (N // 6), 0, N // 6),
+    "escaped mentions": ("https://a.example/?q=" + "%2Fb.com" * (N // 8), 0, N // 8),
+    "colons": ("a:" * (N // 2), 0, 0),
+    "a host longer than DNS allows": ("https://" + "a" * N + ".b.com/", 1, 1),
+}
+
+
+@pytest.mark.parametrize(("text", "allow_count", "block_count"), HOSTILE.values(), ids=HOSTILE)
+def test_hostile_text_is_read_linearly_and_correctly(
+    text: str, allow_count: int, block_count: int
+) -> None:
+    transcript = Transcript()
+    transcript.add_user_message("q")
+    transcript.add_assistant_message([TextPart(text=text)])
+    allow = DomainPolicy.allow(["a.example"]).audit(transcript)
+    block = DomainPolicy.block(["b.com"]).audit(transcript)
+    assert len(allow) == allow_count
+    assert len(block) == block_count
