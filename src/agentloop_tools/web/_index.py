@@ -54,7 +54,7 @@ class RuleIndex:
             return None
         table = self._ips if location.is_ip else self._domains
         host = location.host
-        suffix, dot = self._first_suffix(host)
+        suffix, dot = (host, -1) if len(host) <= self._longest else self._first_suffix(host)
         while True:
             entry = table.get(suffix)
             if entry is not None:
@@ -73,15 +73,16 @@ class RuleIndex:
     def blocking(self, location: Location) -> Rule | None:
         """The block rule that covers any reading of this location, or None."""
         rule = self._blocking(location.host, location.is_ip, location.path)
-        for other in location.also_served_as:
-            if rule is not None:
-                break
-            rule = self._blocking(other, _looks_like_ip(other), location.path)
+        if rule is None and location.also_served_as:
+            for other in location.also_served_as:
+                rule = self._blocking(other, _looks_like_ip(other), location.path)
+                if rule is not None:
+                    break
         return rule
 
     def _blocking(self, host: str, is_ip: bool, path: str) -> Rule | None:
         table = self._ips if is_ip else self._domains
-        suffix, dot = self._first_suffix(host)
+        suffix, dot = (host, -1) if len(host) <= self._longest else self._first_suffix(host)
         while True:
             entry = table.get(suffix)
             if entry is not None:
@@ -99,8 +100,6 @@ class RuleIndex:
 
     def _first_suffix(self, host: str) -> tuple[str, int]:
         """The longest suffix of ``host`` a rule could name, and the dot before it."""
-        if len(host) <= self._longest:
-            return host, -1
         dot = host.find(".", len(host) - self._longest - 1)
         if dot == -1:
             return "", len(host)  # no label boundary close enough to the end

@@ -159,18 +159,20 @@ def _order(item: Found) -> tuple[int, bool]:
 def _read_token(token: str, mentions: bool, found: list[Found]) -> None:
     # A link's own host is checked as the link; mentions are looked for after it.
     authorities: list[tuple[int, int]] = []
-    if token[:8].lower().startswith(("https://", "http://")):
-        # The common case, a token that is one URL: skip the general search for starts.
-        end = _link_end(token, 0)
+    start = _single_url_start(token)
+    if start is not None:
+        # The common case, one http(s) URL in the token, maybe inside markdown or
+        # brackets: skip the general search for link starts.
+        end = _link_end(token, start)
         rest = token[end:]
         if ":" not in rest and "//" not in rest and "www." not in rest.lower():
-            authority_start = token.index(":") + 1
+            authority_start = token.index(":", start) + 1
             while authority_start < end and token[authority_start] in "/\\":
                 authority_start += 1
             if authority_start < end:
                 authority = _AUTHORITY_END.search(token, authority_start, end)
-                authorities.append((0, authority.start() if authority else end))
-                found.append(Found(0, end, token[:end], "url", (token[:end],)))
+                authorities.append((start, authority.start() if authority else end))
+                found.append(Found(start, end, token[start:end], "url", (token[start:end],)))
             if mentions:
                 _read_mentions_between(token, authorities, found)
             return
@@ -189,6 +191,29 @@ def _read_token(token: str, mentions: bool, found: list[Found]) -> None:
             found.append(Found(start, end, link, "url", (link,)))
     if mentions:
         _read_mentions_between(token, authorities, found)
+
+
+def _single_url_start(token: str) -> int | None:
+    """Where the token's only link starts, when its shape makes that plain to see.
+
+    That is: the first "://" follows "http" or "https" at a word boundary, and
+    nothing before it could start another link.
+    """
+    colon = token.find("://")
+    if colon < 4:
+        return None
+    if token[colon - 5 : colon].lower() == "https":
+        start = colon - 5
+    elif token[colon - 4 : colon].lower() == "http":
+        start = colon - 4
+    else:
+        return None
+    if start and token[start - 1] in _SCHEME_CHARS:
+        return None
+    head = token[:start]
+    if ":" in head or "//" in head or "www." in head.lower():
+        return None
+    return start
 
 
 def _read_mentions_between(
