@@ -36,6 +36,7 @@ _PLAIN_URL = re.compile(
     r"((?:/(?!\.)[A-Za-z0-9\-_~!$&'()*+,;=:@.]*)*)"
     r"(?:[?#][^\x00-\x20\\]*)?"
 )
+_SLASHES = re.compile(r"/{2,}")
 _MAPPED_IPV4 = re.compile(r"^\[::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})\]$")
 
 
@@ -229,13 +230,15 @@ def path_readings(path: str) -> tuple[str, str]:
     """Two readings of a path a server may serve: the WHATWG one, and fully decoded.
 
     The first decodes only escapes of unreserved characters (RFC 3986 §6.2.2.2,
-    ``/%64ocs`` is ``/docs``). The second decodes every escape (``%2F`` included)
-    and resolves dot segments again, as many servers and proxies do.
+    ``/%64ocs`` is ``/docs``). The second decodes every escape (``%2F`` included),
+    merges repeated slashes and resolves dot segments again, as many servers and
+    proxies do (nginx merges slashes by default).
     """
-    if "%" not in path:
+    if "%" not in path and "//" not in path:
         return path, path
-    plain = _ESCAPE.sub(_decode_unreserved, path)
-    decoded = remove_dot_segments(unquote(path, errors="replace").replace("\\", "/"))
+    plain = _ESCAPE.sub(_decode_unreserved, path) if "%" in path else path
+    decoded = unquote(path, errors="replace").replace("\\", "/")
+    decoded = remove_dot_segments(_SLASHES.sub("/", decoded))
     return plain, decoded
 
 
