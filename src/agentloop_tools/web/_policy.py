@@ -125,8 +125,7 @@ class DomainPolicy:
         optional port and path. Never raises.
         """
         location = locate(url_or_host) if isinstance(url_or_host, str) else None
-        rule = self._rule_for(location)
-        return rule.text if rule is not None else None
+        return self._rule_for(location)
 
     def permits(self, url_or_host: str) -> bool:
         """Whether the policy lets an agent reach ``url_or_host``. Never raises.
@@ -192,7 +191,7 @@ class DomainPolicy:
             violations.sort(key=lambda violation: violation.span or (0, 0))
         return violations
 
-    def _rule_for(self, location: Location | None) -> Rule | None:
+    def _rule_for(self, location: Location | None) -> str | None:
         if location is None:
             return None
         if self._mode == "allow":
@@ -204,7 +203,7 @@ class DomainPolicy:
         rule = self._rule_for(location)
         if self._mode == "allow":
             return rule is not None, None
-        return rule is None, rule.text if rule is not None else None
+        return rule is None, rule
 
     def _check_url(self, url: str, where: Where, index: int, out: list[Violation]) -> None:
         location = locate(url)
@@ -284,7 +283,7 @@ class DomainPolicy:
         for reading in found.readings:
             rule = self._index.blocking(location) if (location := locate(reading)) else None
             if rule is not None:
-                return rule.text
+                return rule
         return False
 
 
