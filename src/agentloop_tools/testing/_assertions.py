@@ -1,0 +1,353 @@
+"""Assertion helpers for agent tests: was it cited, was it searched, was the policy kept.
+
+Each failure says what was expected, what was found, and what to do. The helpers
+raise ``EvidenceAssertionError`` (an ``AssertionError``) themselves, so they read
+the same under ``--assert=plain``, hide their frames from tracebacks, and redact
+anything key-shaped from their messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ada_url import parse_url
+from agentloop import Citation, Source, Transcript
+from agentloop.transcript import HostedToolPart, Message, TextPart
+
+from agentloop_tools._secrets import redact
+from agentloop_tools.testing._evidence import AgentloopEvidence
+from agentloop_tools.web import DomainPolicy, Violation, citations, sources
+from agentloop_tools.web._evidence import messages_of
+from agentloop_tools.web._index import RuleIndex
+from agentloop_tools.web._rules import parse_rule
+from agentloop_tools.web._url import locate
+
+type Evidence = Transcript | Sequence[Message] | AgentloopEvidence | Any
+
+DOCS = "the testing guide, docs/testing.md"
+_EXCERPT = 60
+
+
+class EvidenceAssertionError(AssertionError):
+    """An ``assert_*`` helper found the evidence does not say what the test expects."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(redact(message))
+
+
+def assert_cited(transcript: Evidence, *targets: str, since: int = 0) -> None:
+    """Every target is cited at least once.
+
+    Args:
+        transcript: a ``Transcript``, a list of messages, a ``ConversationResult`` or
+            the ``agentloop_evidence`` fixture value.
+        *targets: a domain (``"python.org"``, subdomains included), a path rule
+            (``"docs.python.org/3/library"``) or a full URL (query parameters in the
+            target must be present; others such as ``utm_source`` are ignored).
+        since: read messages from this index on (negative counts from the end).
+    """
+    __tracebackhide__ = True
+    matchers = _targets(targets, "assert_cited")
+    conversations = _conversations(transcript, since)
+    found = [citation for conversation in conversations for citation in conversation.citations()]
+    missing = [m for m in matchers if not any(m.matches(c.url) for c in found)]
+    if not missing:
+        return
+    consulted = [source for conversation in conversations for source in conversation.sources()]
+    lines = [f"assert_cited: {_count(missing, targets)} not cited: {_names(missing)}.", ""]
+    lines += _citation_lines(found, conversations)
+    unobservable = _unobservable_citations(conversations)
+    for matcher in missing:
+        searched = [s.url for s in consulted if matcher.matches(s.url)]
+        if searched:
+            lines += ["", f"{matcher.text!r} was searched but never cited; consulted:"]
+            lines += [f"  - {url}" for url in searched[:5]]
+    if unobservable:
+        lines += ["", f"Citations could not be observed here: {unobservable}."]
+        lines += ["Assert on sources instead: assert_searched(...)."]
+    else:
+        lines += [
+            "",
+            "If citing is optional, assert_searched() checks what was consulted; if the "
+            "cassette is stale, re-record it with --record-mode=rewrite.",
+        ]
+    raise EvidenceAssertionError("\n".join([*lines, "", f"See {DOCS} (assert_cited)."]))
+
+
+def assert_not_cited(transcript: Evidence, *targets: str, since: int = 0) -> None:
+    """No target is cited (same targets as :func:`assert_cited`)."""
+    __tracebackhide__ = True
+    matchers = _targets(targets, "assert_not_cited")
+    conversations = _conversations(transcript, since)
+    found = [citation for conversation in conversations for citation in conversation.citations()]
+    offending = [c for c in found if any(m.matches(c.url) for m in matchers)]
+    if not offending:
+        return
+    hit = [m for m in matchers if any(m.matches(c.url) for c in offending)]
+    lines = [f"assert_not_cited: {_count(hit, targets)} cited: {_names(hit)}.", ""]
+    lines += _citation_lines(offending, conversations, heading="Offending citations")
+    lines += ["", "To keep a domain out of answers, filter the search with a DomainPolicy."]
+    raise EvidenceAssertionError("\n".join([*lines, "", f"See {DOCS} (assert_not_cited)."]))
+
+
+def assert_searched(transcript: Evidence, *targets: str, since: int = 0) -> None:
+    """Every target is among the pages hosted tools consulted (same targets as above)."""
+    __tracebackhide__ = True
+    matchers = _targets(targets, "assert_searched")
+    conversations = _conversations(transcript, since)
+    consulted = [source for conversation in conversations for source in conversation.sources()]
+    missing = [m for m in matchers if not any(m.matches(s.url) for s in consulted)]
+    if not missing:
+        return
+    lines = [f"assert_searched: {_count(missing, targets)} not among the sources: "
+             f"{_names(missing)}.", ""]  # fmt: skip
+    if consulted:
+        lines.append(f"Sources consulted ({len(consulted)}):")
+        lines += [f"  - {source.url}" for source in consulted[:20]]
+        if len(consulted) > 20:
+            lines.append(f"  ... and {len(consulted) - 20} more")
+    else:
+        lines.append("No sources were consulted.")
+    calls = _searches(conversations)
+    failed = [part for part in calls if part.error]
+    if not calls:
+        lines += ["", "The agent made no hosted search: is native_web_search() among its tools?"]
+    for part in failed:
+        query = f" for {part.query!r}" if part.query else ""
+        lines.append(f"A {part.kind} call{query} failed with {part.error!r}.")
+    if failed:
+        lines.append("A failed search has no sources: see the provider's error code above.")
+    raise EvidenceAssertionError("\n".join([*lines, "", f"See {DOCS} (assert_searched)."]))
+
+
+def assert_no_violations(transcript: Evidence, policy: DomainPolicy, *, since: int = 0) -> None:
+    """``policy.audit(...)`` finds nothing, in every conversation."""
+    __tracebackhide__ = True
+    if not isinstance(policy, DomainPolicy):
+        raise TypeError(
+            f"assert_no_violations() needs a DomainPolicy, got {type(policy).__name__}; "
+            "build one with DomainPolicy.allow([...]) or DomainPolicy.block([...])."
+        )
+    conversations = _conversations(transcript, since)
+    found = [
+        (index, conversation.messages, violation)
+        for index, conversation in enumerate(conversations)
+        for violation in policy.audit(conversation.messages, since=conversation.since)
+    ]
+    if not found:
+        return
+    raise EvidenceAssertionError(
+        "assert_no_violations: "
+        + violation_report(found, policy, several=len(conversations) > 1)
+        + f"\n\nSee {DOCS} (assert_no_violations)."
+    )
+
+
+def violation_report(
+    found: Sequence[tuple[int, Sequence[Message], Violation]],
+    policy: DomainPolicy,
+    *,
+    several: bool,
+) -> str:
+    """One line per violation: where, message, URL or mention, rule, and answer excerpt."""
+    noun = "violation" if len(found) == 1 else "violations"
+    lines = [f"{len(found)} domain policy {noun} ({policy!r}):"]
+    for index, messages, violation in found:
+        place = f"conversation {index}, " if several else ""
+        rule = f"blocked by {violation.rule!r}" if violation.rule else "not on the allowlist"
+        line = (
+            f"  - {violation.where:<8} {place}message {violation.message_index}: "
+            f"{violation.url}  [{rule}]"
+        )
+        excerpt = _excerpt(messages, violation)
+        lines.append(line + (f"\n      ...{excerpt}..." if excerpt else ""))
+    lines += [
+        "",
+        "Each line is a place a finished turn reached a domain the policy does not permit. "
+        "Tighten the prompt or the search filter, or change the policy if the domain is fine.",
+    ]
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True, slots=True)
+class _Target:
+    text: str
+    index: RuleIndex | None = None
+    host: str = ""
+    path: str = ""
+    query: tuple[tuple[str, str], ...] = ()
+
+    def matches(self, url: str) -> bool:
+        location = locate(url)
+        if location is None:
+            return False
+        if self.index is not None:
+            return self.index.admitting(location) is not None
+        if location.host != self.host or location.path.rstrip("/") != self.path.rstrip("/"):
+            return False
+        return set(self.query) <= set(_query(url))
+
+
+def _targets(targets: tuple[str, ...], helper: str) -> list[_Target]:
+    if not targets:
+        raise TypeError(f"{helper}() needs at least one target, such as 'python.org'.")
+    matchers = []
+    for target in targets:
+        if not isinstance(target, str):
+            raise TypeError(f"{helper}() targets are strings, got {target!r}.")
+        if "://" in target:
+            location = locate(target)
+            if location is None or not location.valid:
+                raise ValueError(f"{helper}() target {target!r} is not a valid URL.")
+            matchers.append(_Target(target, None, location.host, location.path, _query(target)))
+        else:
+            rule = parse_rule(target, argument=f"{helper}() target")
+            matchers.append(_Target(target, RuleIndex([rule])))
+    return matchers
+
+
+def _query(url: str) -> tuple[tuple[str, str], ...]:
+    try:
+        search = parse_url(url, attributes=("search",))["search"]
+    except ValueError:
+        return ()
+    pairs = []
+    for item in search.lstrip("?").split("&"):
+        if item:
+            key, _, value = item.partition("=")
+            pairs.append((key, value))
+    return tuple(pairs)
+
+
+@dataclass(frozen=True, slots=True)
+class _Conversation:
+    """The messages of one conversation, and the index the helper reads from."""
+
+    messages: Sequence[Message]
+    since: int
+
+    def citations(self) -> list[Citation]:
+        return citations(self.messages, since=self.since)
+
+    def sources(self) -> list[Source]:
+        return sources(self.messages, since=self.since)
+
+    def read(self) -> Sequence[Message]:
+        return self.messages[self.since :]
+
+
+def _conversations(transcript: Evidence, since: int) -> list[_Conversation]:
+    if isinstance(since, bool) or not isinstance(since, int):
+        raise TypeError(f"since must be a message index (int), got {since!r}.")
+    if isinstance(transcript, AgentloopEvidence):
+        transcripts: list[Any] = list(transcript.transcripts)
+    else:
+        transcripts = [transcript]
+    conversations = []
+    for item in transcripts:
+        messages = messages_of(item)
+        start = since if since >= 0 else max(len(messages) + since, 0)
+        conversations.append(_Conversation(messages, start))
+    return conversations
+
+
+def _count(items: Sequence[object], targets: Sequence[object]) -> str:
+    verb = "was" if len(items) == 1 else "were"
+    return f"{len(items)} of {len(targets)} target(s) {verb}"
+
+
+def _names(matchers: Sequence[_Target]) -> str:
+    return ", ".join(repr(matcher.text) for matcher in matchers)
+
+
+def _citation_lines(
+    found: Sequence[Citation],
+    conversations: Sequence[_Conversation],
+    heading: str = "Citations found",
+) -> list[str]:
+    if not found:
+        return ["No citations were found."]
+    lines = [f"{heading} ({len(found)}):"]
+    for citation in found[:20]:
+        quote = _quote(citation, conversations)
+        lines.append(f"  - {citation.url}" + (f'  "{quote}"' if quote else ""))
+    if len(found) > 20:
+        lines.append(f"  ... and {len(found) - 20} more")
+    return lines
+
+
+def _quote(citation: Citation, conversations: Sequence[_Conversation]) -> str:
+    text = citation.cited_text
+    if not text and citation.start is not None and citation.end is not None:
+        for conversation in conversations:
+            for message in conversation.read():
+                for part in message.content:
+                    if isinstance(part, TextPart) and citation in part.citations:
+                        text = part.text[citation.start : citation.end]
+    text = " ".join((text or "").split())
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _searches(conversations: Sequence[_Conversation]) -> list[HostedToolPart]:
+    return [
+        part
+        for conversation in conversations
+        for message in conversation.read()
+        for part in message.content
+        if isinstance(part, HostedToolPart)
+    ]
+
+
+def _unobservable_citations(conversations: Sequence[_Conversation]) -> str:
+    """Why citations cannot be seen in these conversations, or "" if they can."""
+    calls = _searches(conversations)
+    raws = [
+        block
+        for conversation in conversations
+        for message in conversation.read()
+        if message.origin is not None
+        for block in message.origin.raw
+    ]
+    if any("caller" in block or "code_execution" in str(block.get("type", "")) for block in raws):
+        return (
+            "the search ran with dynamic filtering (the model filtered results with code), "
+            "which returns no citations"
+        )
+    if calls and all(part.error for part in calls):
+        codes = ", ".join(sorted({str(part.error) for part in calls}))
+        return f"every search failed ({codes}), so there was nothing to cite"
+    if not calls and not any(
+        isinstance(part, TextPart) and part.citations
+        for conversation in conversations
+        for message in conversation.read()
+        for part in message.content
+    ):
+        return "the agent made no hosted search, so there was nothing to cite"
+    return ""
+
+
+def _excerpt(messages: Sequence[Message], violation: Violation) -> str:
+    message = messages[violation.message_index]
+    text = "".join(part.text for part in message.content if isinstance(part, TextPart))
+    if violation.span is not None:
+        start, end = violation.span
+    else:
+        start = text.find(violation.url)
+        if start == -1:
+            return ""
+        end = start + len(violation.url)
+    left = max(start - _EXCERPT // 2, 0)
+    right = min(end + _EXCERPT // 2, len(text))
+    return " ".join(text[left:right].split())
+
+
+__all__ = [
+    "EvidenceAssertionError",
+    "assert_cited",
+    "assert_no_violations",
+    "assert_not_cited",
+    "assert_searched",
+    "violation_report",
+]
