@@ -1,4 +1,4 @@
-"""Test agentloop agents on recorded provider traffic: evidence and assertion helpers.
+"""Test agentloop agents on recorded provider traffic: evidence, assertions, scripts.
 
 Importable without pytest (for typing and for use outside a test run); the pytest
 plugin (``agentloop_tools.pytest_plugin``) provides the fixtures that fill these.
@@ -12,13 +12,29 @@ from agentloop_tools.testing._assertions import (
     assert_searched,
 )
 from agentloop_tools.testing._evidence import AgentloopEvidence, EvidenceObserver
+from agentloop_tools.testing._scripted import (
+    ScriptedProvider,
+    anthropic_message,
+    anthropic_search,
+    anthropic_text,
+    openai_message,
+    openai_response,
+    openai_search,
+)
 
 __all__ = [
     "AgentloopEvidence",
     "EvidenceAssertionError",
     "EvidenceObserver",
+    "ScriptedProvider",
+    "anthropic_message",
+    "anthropic_search",
+    "anthropic_text",
     "assert_cited",
     "assert_no_violations",
     "assert_not_cited",
     "assert_searched",
+    "openai_message",
+    "openai_response",
+    "openai_search",
 ]

@@ -1,0 +1,28 @@
+"""Cassettes of provider traffic: scrubbing, the readable file format, request matching.
+
+One place for everything about cassette files, so the pytest plugin and the
+command line read, scrub and match them the same way. Imports vcrpy's YAML
+dependency; the core (``agentloop_tools.web``) never imports this package.
+"""
+
+from agentloop_tools.cassettes import _format as serializer
+from agentloop_tools.cassettes._format import CassetteSecretError
+from agentloop_tools.cassettes._matching import (
+    DEFAULT_VOLATILE_FIELDS,
+    BodyMatcher,
+    closest,
+    describe_difference,
+    summary,
+)
+from agentloop_tools.cassettes._scrub import Scrubber
+
+__all__ = [
+    "DEFAULT_VOLATILE_FIELDS",
+    "BodyMatcher",
+    "CassetteSecretError",
+    "Scrubber",
+    "closest",
+    "describe_difference",
+    "serializer",
+    "summary",
+]

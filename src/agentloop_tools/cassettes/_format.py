@@ -1,0 +1,127 @@
+"""The cassette file format: vcrpy's YAML, with JSON bodies a person can review.
+
+A JSON request or response body is written as a YAML mapping under ``json:``
+instead of one long escaped string, and multi-line text (SSE streams) as a block.
+Reading accepts that form and plain vcrpy / pytest-recording cassettes alike, so
+existing cassettes replay unchanged. Writing refuses a cassette that still holds
+anything key-shaped after scrubbing.
+
+This module is a vcrpy serializer: it has ``serialize`` and ``deserialize``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import yaml
+
+from agentloop_tools._secrets import find_key_shapes
+
+try:  # libyaml is several times faster; replay reads a cassette per test.
+    from yaml import CSafeDumper as _BaseDumper
+    from yaml import CSafeLoader as _Loader
+except ImportError:  # pragma: no cover - depends on how PyYAML was built
+    from yaml import SafeDumper as _BaseDumper  # type: ignore[assignment]
+    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+
+
+class CassetteSecretError(ValueError):
+    """A cassette about to be written still contains something that looks like a credential."""
+
+
+class _Dumper(_BaseDumper):
+    pass
+
+
+def _represent_text(dumper: _Dumper, value: str) -> yaml.ScalarNode:
+    if "\n" in value:
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|")
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value)
+
+
+_Dumper.add_representer(str, _represent_text)
+
+
+def serialize(cassette: dict[str, Any]) -> str:
+    """Write a cassette (vcrpy's dict form) as readable YAML; refuse key-shaped content."""
+    readable = {
+        **cassette,
+        "interactions": [_readable(interaction) for interaction in cassette["interactions"]],
+    }
+    text = yaml.dump(readable, Dumper=_Dumper, allow_unicode=True, sort_keys=False, width=100)
+    found = find_key_shapes(text)
+    if found:
+        shown = ", ".join(sorted({f"{value[:8]}...({len(value)} chars)" for value in found}))
+        raise CassetteSecretError(
+            f"refusing to write a cassette that still contains {len(found)} key-shaped "
+            f"value(s): {shown}. agentloop-tools scrubs credential headers and the values of "
+            "agentloop's credential variables; this one came from somewhere else (a tool "
+            "argument, a custom header). Remove it from the request, or add a "
+            "before_record_request filter in vcr_config that replaces it."
+        )
+    return text
+
+
+def deserialize(text: str) -> dict[str, Any]:
+    """Read a cassette written by this module, vcrpy or pytest-recording."""
+    data = yaml.load(text, Loader=_Loader)
+    if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):
+        raise ValueError("not a vcrpy cassette: expected a mapping with an 'interactions' list")
+    for interaction in data["interactions"]:
+        request = interaction.get("request") or {}
+        if isinstance(request.get("body"), dict) and "json" in request["body"]:
+            request["body"] = _dump_json(request["body"]["json"])
+        body = (interaction.get("response") or {}).get("body")
+        if isinstance(body, dict) and "json" in body:
+            interaction["response"]["body"] = {"string": _dump_json(body["json"])}
+    return data
+
+
+def _readable(interaction: dict[str, Any]) -> dict[str, Any]:
+    request = dict(interaction["request"])
+    parsed = _parse_json(request.get("body"))
+    if parsed is not None:
+        request["body"] = {"json": parsed}
+    elif isinstance(request.get("body"), bytes):
+        request["body"] = _text_or_bytes(request["body"])
+    response = dict(interaction["response"])
+    body = response.get("body")
+    if isinstance(body, dict):
+        parsed = _parse_json(body.get("string"))
+        if parsed is not None:
+            response["body"] = {"json": parsed}
+            # The body is re-serialised on replay; a recorded length would be wrong.
+            response["headers"] = {
+                name: value
+                for name, value in (response.get("headers") or {}).items()
+                if name.lower() != "content-length"
+            }
+        elif isinstance(body.get("string"), bytes):
+            response["body"] = {"string": _text_or_bytes(body["string"])}
+    return {**interaction, "request": request, "response": response}
+
+
+def _parse_json(body: object) -> Any:
+    if isinstance(body, bytes):
+        try:
+            body = body.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    if not isinstance(body, str) or not body.strip().startswith(("{", "[")):
+        return None
+    try:
+        return json.loads(body)
+    except ValueError:
+        return None
+
+
+def _text_or_bytes(body: bytes) -> str | bytes:
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError:
+        return body
+
+
+def _dump_json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
