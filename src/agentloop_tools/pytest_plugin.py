@@ -344,9 +344,13 @@ def agentloop_agent(
         scripted = bool(getattr(http_client, "agentloop_scripted", False))
         if state == "none" and http_client is None:
             pytest.fail(_no_cassette_message(request), pytrace=False)
-        if state == "recording" and not scripted:
+        if state == "recording" and scripted:
+            from agentloop_tools._secrets import CREDENTIAL_VARIABLES, placeholder
+
+            # A scripted provider needs no key, and a real one must not be sent to it.
+            env.update({name: placeholder(name) for name in CREDENTIAL_VARIABLES})
+        elif state == "recording":
             _require_keys(chosen, request)
-            env.update({k: os.environ[k] for k in KEY_VARIABLES.get(chosen, ()) if k in os.environ})
         if state == "replaying" and http_client is None:
             http_client = session.replay_client(chosen)
             clients.append(http_client)

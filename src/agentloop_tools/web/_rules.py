@@ -157,6 +157,8 @@ def _parse_host(host_part: str, refuse: _Refuse) -> tuple[str, bool]:
 
 
 def _with_path(entry: str, host: str, is_ip: bool, path: str, refuse: _Refuse) -> Rule:
+    if "//" in path:
+        raise refuse("has an empty path segment ('//')", "Write the path with single slashes.")
     readings = set(path_readings(path))
     if any(remove_dot_segments(reading) != reading for reading in readings):
         raise refuse("has '.' or '..' path segments", "Write the path it means.")
