@@ -33,6 +33,8 @@ _EXCERPT = 60
 class EvidenceAssertionError(AssertionError):
     """An ``assert_*`` helper found the evidence does not say what the test expects."""
 
+    __module__ = "agentloop_tools.testing"
+
     def __init__(self, message: str) -> None:
         super().__init__(redact(message))
 
