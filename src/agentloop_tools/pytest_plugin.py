@@ -157,6 +157,13 @@ class AgentloopSession:
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
         self.current = item
+        problem = None
+        try:
+            _marker_policy(item)  # a malformed marker errors now, whatever the test does
+        except pytest.UsageError as error:
+            problem = str(error)
+        if problem is not None:
+            pytest.fail(problem, pytrace=False)
 
     def pytest_runtest_teardown(self, item: pytest.Item) -> None:
         self.current = None
@@ -174,6 +181,7 @@ class AgentloopSession:
             self._audit(item)
         return result
 
+    @pytest.hookimpl(optionalhook=True)
     def pytest_recording_configure(self, config: pytest.Config, vcr: Any) -> None:
         """pytest-recording built a VCR for a test: make its cassettes safe and strict."""
         if self.current is None or not in_scope(self.current):
@@ -295,15 +303,17 @@ def agentloop_env(request: pytest.FixtureRequest) -> dict[str, str]:
     env = dict(os.environ)
     if session.provider:
         env["LLM_PROVIDER"] = session.provider
-    if state != "recording":
-        from agentloop_tools._secrets import CREDENTIAL_VARIABLES, placeholder
+    from agentloop_tools._secrets import CREDENTIAL_VARIABLES, placeholder
 
-        for variable in CREDENTIAL_VARIABLES:
+    for variable in CREDENTIAL_VARIABLES:
+        # Recording keeps real keys; a missing one gets a placeholder, which only a
+        # scripted provider accepts (the guard stops it reaching a real one).
+        if state != "recording" or not env.get(variable):
             env[variable] = placeholder(variable)
-    if state == "none":
-        _guard_provider_hosts(request)
-    elif state == "replaying":
+    if state == "replaying":
         _skip_backoff(request)
+    else:
+        _guard_provider_hosts(request, state)
     return env
 
 
@@ -492,15 +502,32 @@ def _no_cassette_message(request: pytest.FixtureRequest) -> str:
     )
 
 
-def _guard_provider_hosts(request: pytest.FixtureRequest) -> None:
-    """No cassette: a request to a provider fails the test at once, before any network."""
+def _guard_provider_hosts(request: pytest.FixtureRequest, state: CassetteState) -> None:
+    """Stop a request to a real provider before it leaves: without a cassette, or when
+    recording with a placeholder key. Scripted providers (in-memory) are not affected."""
     monkeypatch = request.getfixturevalue("monkeypatch")
-    message = _no_cassette_message(request)
+
+    def refusal(http_request: Any) -> str | None:
+        host = http_request.url.host
+        if host not in PROVIDER_HOSTS and not host.endswith(PROVIDER_HOST_SUFFIXES):
+            return None
+        if state == "none":
+            return _no_cassette_message(request)
+        from agentloop_tools._secrets import PLACEHOLDER_PREFIX
+
+        credentials = " ".join(str(value) for value in http_request.headers.values())
+        if PLACEHOLDER_PREFIX in credentials:
+            return (
+                f"agentloop-tools: recording {request.node.nodeid} would send a placeholder key "
+                f"to {host}. Set the provider's key in the environment to record live, or "
+                f"record from a scripted provider; see {DOCS}."
+            )
+        return None
 
     def guarded(original: Callable[..., Any]) -> Callable[..., Any]:
         def handle_request(transport: Any, http_request: Any) -> Any:
-            host = http_request.url.host
-            if host in PROVIDER_HOSTS or host.endswith(PROVIDER_HOST_SUFFIXES):
+            message = refusal(http_request)
+            if message is not None:
                 pytest.fail(message, pytrace=False)
             return original(transport, http_request)
 
@@ -546,12 +573,14 @@ def _marker_policy(item: pytest.Item) -> DomainPolicy | None:
 
     where = f"@pytest.mark.domain_policy on {item.nodeid}"
     if marker.args:
-        raise pytest.UsageError(f"{where} takes keyword arguments only: allow=, block= or policy=.")
+        raise pytest.UsageError(
+            f"{where}: pass keyword arguments only (allow=[...], block=[...] or policy=...)."
+        )
     unknown = set(marker.kwargs) - {"allow", "block", "policy"}
     given = [key for key in ("allow", "block", "policy") if marker.kwargs.get(key) is not None]
     if unknown or len(given) != 1:
         raise pytest.UsageError(
-            f"{where} takes exactly one of allow=[...], block=[...] or policy=DomainPolicy"
+            f"{where}: pass exactly one of allow=[...], block=[...] or policy=DomainPolicy"
             + (f"; unknown: {', '.join(sorted(unknown))}" if unknown else "")
             + "."
         )

@@ -153,7 +153,7 @@ def violation_report(
     *,
     several: bool,
 ) -> str:
-    """One line per violation: where, message, URL or mention, rule, and answer excerpt."""
+    """One line per violation: where, message, URL or mention, rule; text ones with an excerpt."""
     noun = "violation" if len(found) == 1 else "violations"
     lines = [f"{len(found)} domain policy {noun} ({policy!r}):"]
     for index, messages, violation in found:
@@ -331,15 +331,11 @@ def _unobservable_citations(conversations: Sequence[_Conversation]) -> str:
 
 
 def _excerpt(messages: Sequence[Message], violation: Violation) -> str:
+    if violation.span is None:
+        return ""
     message = messages[violation.message_index]
     text = "".join(part.text for part in message.content if isinstance(part, TextPart))
-    if violation.span is not None:
-        start, end = violation.span
-    else:
-        start = text.find(violation.url)
-        if start == -1:
-            return ""
-        end = start + len(violation.url)
+    start, end = violation.span
     left = max(start - _EXCERPT // 2, 0)
     right = min(end + _EXCERPT // 2, len(text))
     return " ".join(text[left:right].split())
