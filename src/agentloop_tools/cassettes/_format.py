@@ -12,6 +12,7 @@ This module is a vcrpy serializer: it has ``serialize`` and ``deserialize``.
 from __future__ import annotations
 
 import json
+import pickle
 from typing import Any
 
 import yaml
@@ -64,7 +65,26 @@ def serialize(cassette: dict[str, Any]) -> str:
 
 
 def deserialize(text: str) -> dict[str, Any]:
-    """Read a cassette written by this module, vcrpy or pytest-recording."""
+    """Read a cassette written by this module, vcrpy or pytest-recording.
+
+    A test run replays the same cassette file for many tests (parametrized ones,
+    say): each distinct text is parsed once, and later reads get a fresh copy.
+    """
+    parsed = _parsed.get(text)
+    if parsed is None:
+        parsed = pickle.dumps(_deserialize(text), protocol=pickle.HIGHEST_PROTOCOL)
+        if len(_parsed) >= _CACHE_SIZE:
+            _parsed.pop(next(iter(_parsed)))
+        _parsed[text] = parsed
+    data: dict[str, Any] = pickle.loads(parsed)
+    return data
+
+
+_CACHE_SIZE = 64
+_parsed: dict[str, bytes] = {}
+
+
+def _deserialize(text: str) -> dict[str, Any]:
     data = yaml.load(text, Loader=_Loader)
     if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):
         raise ValueError("not a vcrpy cassette: expected a mapping with an 'interactions' list")

@@ -31,6 +31,8 @@ class BodyMatcher:
     def __init__(self, volatile: Iterable[str] = DEFAULT_VOLATILE_FIELDS) -> None:
         self.volatile = tuple(volatile)
         self._paths = [tuple(path.split(".")) for path in self.volatile]
+        # Recorded bodies are compared with every live request: parse each once.
+        self._seen: dict[bytes | str, Any] = {}
 
     def __call__(self, first: Any, second: Any) -> None:
         """Raise AssertionError (vcrpy's protocol) when the bodies differ."""
@@ -42,6 +44,16 @@ class BodyMatcher:
         """The body as compared: parsed JSON without volatile fields, or the raw text."""
         if body is None or body in (b"", ""):
             return None
+        cached = self._seen.get(body)
+        if cached is not None:
+            return cached
+        value = self._comparable(body)
+        if len(self._seen) >= 256:
+            self._seen.pop(next(iter(self._seen)))
+        self._seen[body] = value
+        return value
+
+    def _comparable(self, body: bytes | str) -> Any:
         text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
         try:
             value = json.loads(text)

@@ -7,7 +7,6 @@ placeholder instead: both read the same once scrubbed.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -54,20 +53,22 @@ class Scrubber:
         return self.text(value)
 
     def request(self, request: Any) -> Any:
-        """A vcrpy ``before_record_request`` hook. Works on a copy."""
-        request = copy.deepcopy(request)
-        for name in list(request.headers):
-            if name.lower() in CREDENTIAL_HEADERS:
-                del request.headers[name]
-            else:
-                request.headers[name] = self.text(str(request.headers[name]))
+        """A vcrpy ``before_record_request`` hook.
+
+        Changes the request it is given: vcrpy passes a copy of the live request.
+        """
+        headers = request.headers
+        for name in [name for name in headers if name.lower() in CREDENTIAL_HEADERS]:
+            del headers[name]
+        if self._replacements:
+            for name in list(headers):
+                headers[name] = self.text(str(headers[name]))
         request.uri = self.uri(request.uri)
         request.body = self.data(request.body)
         return request
 
     def response(self, response: dict[str, Any]) -> dict[str, Any]:
-        """A vcrpy ``before_record_response`` hook."""
-        response = copy.deepcopy(response)
+        """A vcrpy ``before_record_response`` hook; changes the copy vcrpy passes."""
         headers = response.get("headers") or {}
         for name in list(headers):
             if name.lower() in CREDENTIAL_HEADERS:
@@ -85,7 +86,9 @@ class Scrubber:
         return response
 
     def uri(self, uri: str) -> str:
-        uri = self.text(uri)
+        uri = self.text(uri) if self._replacements else uri
+        if "?" not in uri:
+            return uri
         parts = urlsplit(uri)
         if not parts.query:
             return uri
