@@ -43,7 +43,8 @@ import pytest
 
 @pytest.mark.parametrize("n", range({tests}))
 def test_fake(n):
-    response = ModelResponse(content=(TextPart(text="The answer."),), stop_reason=StopReason.END_TURN,
+    response = ModelResponse(content=(TextPart(text="The answer."),),
+                             stop_reason=StopReason.END_TURN,
                              usage=Usage(), model="fake-1", provider="fake")
     with Agent([], client=FakeClient(response)) as agent:
         assert agent.run("What is the answer?") == "The answer."
