@@ -1,0 +1,120 @@
+"""Scripted provider responses the example cassettes were recorded from.
+
+No key and no network exist where this project is built, so its example cassettes
+were recorded from these scripts (see conftest.py): realistic Anthropic Messages and
+OpenAI Responses bodies, served to the real SDKs while vcrpy recorded the traffic.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentloop_tools.testing import (
+    anthropic_message,
+    anthropic_search,
+    anthropic_text,
+    openai_message,
+    openai_response,
+    openai_search,
+)
+
+WHATSNEW = ("https://docs.python.org/3/whatsnew/3.13.html", "What's New In Python 3.13")
+WHATSNEW_312 = ("https://docs.python.org/3/whatsnew/3.12.html", "What's New In Python 3.12")
+REALPYTHON = ("https://realpython.com/python313-repl/", "Python 3.13 Preview: A Modern REPL")
+
+OPENAI_TEXT = (
+    "Python 3.13 ships a new interactive interpreter (REPL) with multi-line editing, "
+    "colour and paste mode ([docs.python.org](https://docs.python.org/3/whatsnew/3.13.html"
+    "?utm_source=openai))."
+)
+
+SCRIPTS: dict[str, list[Any]] = {
+    "test_the_answer_cites_the_python_docs[anthropic]": [
+        anthropic_message(
+            [
+                anthropic_search("Python 3.13 new interactive interpreter", [WHATSNEW, REALPYTHON]),
+                anthropic_text("Python 3.13 ships a new interactive interpreter (REPL). "),
+                anthropic_text(
+                    "It supports multi-line editing with history and colour by default",
+                    cite=[WHATSNEW],
+                ),
+                anthropic_text(", and `exit` works without parentheses.", cite=[REALPYTHON]),
+            ]
+        )
+    ],
+    "test_the_answer_cites_the_python_docs[openai]": [
+        openai_response(
+            [
+                openai_search(
+                    "Python 3.13 REPL changes", [WHATSNEW[0], "https://docs.python.org/3/"]
+                ),
+                openai_message(
+                    OPENAI_TEXT,
+                    cite=[
+                        (
+                            f"{WHATSNEW[0]}?utm_source=openai",
+                            f"([docs.python.org]({WHATSNEW[0]}?utm_source=openai))",
+                        )
+                    ],
+                ),
+            ]
+        )
+    ],
+    "test_a_local_tool_between_searches": [
+        anthropic_message(
+            [
+                anthropic_text("I'll check the release date first."),
+                {
+                    "type": "tool_use",
+                    "id": "toolu_01ReleaseDate",
+                    "name": "python_release_date",
+                    "input": {"version": "3.13"},
+                },
+            ],
+            stop_reason="tool_use",
+        ),
+        anthropic_message(
+            [
+                anthropic_search("Python 3.13 what's new", [WHATSNEW]),
+                anthropic_text("Python 3.13 was released on 2024-10-07. "),
+                anthropic_text("It added a new interactive interpreter.", cite=[WHATSNEW]),
+            ]
+        ),
+    ],
+    "test_a_paused_search_is_resumed_in_one_turn": [
+        anthropic_message(
+            [anthropic_search("Python 3.12 release notes", [WHATSNEW_312])],
+            stop_reason="pause_turn",
+        ),
+        anthropic_message(
+            [
+                anthropic_search("Python 3.13 release notes", [WHATSNEW]),
+                anthropic_text("3.12 improved error messages", cite=[WHATSNEW_312]),
+                anthropic_text("; 3.13 added a new REPL.", cite=[WHATSNEW]),
+            ]
+        ),
+    ],
+    "test_a_failed_search_is_reported_with_the_provider_error": [
+        anthropic_message(
+            [
+                anthropic_search("Python 3.13 REPL", error="max_uses_exceeded"),
+                anthropic_text("I could not search the web for this just now."),
+            ]
+        )
+    ],
+    "test_a_leaked_domain_fails_the_build": [
+        anthropic_message(
+            [
+                anthropic_search(
+                    "who created Python",
+                    [("https://www.python.org/doc/essays/foreword/", "Foreword")],
+                ),
+                anthropic_text(
+                    "Python was created by Guido van Rossum",
+                    cite=[("https://www.python.org/doc/essays/foreword/", "Foreword")],
+                ),
+                anthropic_text(" ([biography](https://en.wikipedia.org/wiki/Guido_van_Rossum))."),
+            ]
+        )
+    ],
+}
