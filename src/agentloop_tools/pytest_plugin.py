@@ -517,10 +517,14 @@ def _guard_provider_hosts(request: pytest.FixtureRequest, state: CassetteState) 
 
         credentials = " ".join(str(value) for value in http_request.headers.values())
         if PLACEHOLDER_PREFIX in credentials:
+            variable = next(
+                (name for name in KEY_VARIABLES.get(_provider_of(host), ())),
+                "the provider's key",
+            )
             return (
                 f"agentloop-tools: recording {request.node.nodeid} would send a placeholder key "
-                f"to {host}. Set the provider's key in the environment to record live, or "
-                f"record from a scripted provider; see {DOCS}."
+                f"to {host}: set {variable} in the environment to record live, or record "
+                f"from a scripted provider; see {DOCS}."
             )
         return None
 
@@ -545,6 +549,16 @@ def _guard_provider_hosts(request: pytest.FixtureRequest, state: CassetteState) 
     monkeypatch.setattr(
         httpx2.HTTPTransport, "handle_request", guarded(httpx2.HTTPTransport.handle_request)
     )
+
+
+def _provider_of(host: str) -> str:
+    if host == "api.anthropic.com":
+        return "anthropic"
+    if host == "openrouter.ai":
+        return "openrouter"
+    if host.endswith(PROVIDER_HOST_SUFFIXES):
+        return "modal"
+    return "openai"
 
 
 class _NoSleep:

@@ -321,3 +321,29 @@ def test_replay_works_across_xdist_workers(project: pytest.Pytester) -> None:
         cassettes.mkdir(parents=True)
         (cassettes / "test_agent.yaml").write_text((project.path / CASSETTE).read_text())
     project.runpytest("-n", "2").assert_outcomes(passed=3)
+
+
+def test_recording_an_own_agent_without_a_key_fails_before_the_request(
+    project: pytest.Pytester,
+) -> None:
+    project.makepyfile(
+        test_agent="""
+        import pytest
+        from agentloop import Agent
+        from agentloop_tools.web import native_web_search
+
+        @pytest.mark.vcr
+        def test_own_agent(agentloop_env):
+            env = dict(agentloop_env, LLM_PROVIDER="openai")
+            with Agent.from_env(env, [native_web_search()]) as agent:
+                agent.run("hello")
+        """
+    )
+    result = project.runpytest("--record-mode=once")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "agentloop-tools: recording test_agent.py::test_own_agent would send a placeholder "
+            "key to api.openai.com: set OPENAI_API_KEY in the environment to record live*"
+        ]
+    )
