@@ -14,15 +14,30 @@ from agentloop_tools.cassettes._matching import (
     describe_difference,
     summary,
 )
+from agentloop_tools.cassettes._read import (
+    Problem,
+    Reader,
+    Reading,
+    read_cassette,
+    read_transcript_file,
+)
 from agentloop_tools.cassettes._scrub import Scrubber
+from agentloop_tools.cassettes._sse import StreamError, rebuild
 
 __all__ = [
     "DEFAULT_VOLATILE_FIELDS",
     "BodyMatcher",
     "CassetteSecretError",
+    "Problem",
+    "Reader",
+    "Reading",
     "Scrubber",
+    "StreamError",
     "closest",
     "describe_difference",
+    "read_cassette",
+    "read_transcript_file",
+    "rebuild",
     "serializer",
     "summary",
 ]
