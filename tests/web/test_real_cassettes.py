@@ -115,3 +115,22 @@ def _host(url: str) -> str:
     location = locate(url)
     assert location is not None, url
     return location.host
+
+
+@pytest.mark.parametrize("name", sorted(ORACLES))
+def test_every_real_cassette_reads_whole_including_streams(name: str) -> None:
+    """The cassette reader (JSON and SSE, both providers) agrees with the oracle."""
+    from agentloop_tools.cassettes import read_cassette
+
+    reading = read_cassette(FOLDER / name)
+    assert reading.problems == []
+    seen: set[str] = set()
+    found_sources = []
+    for transcript in reading.transcripts:
+        for source in sources(transcript):
+            if source.url not in seen:
+                seen.add(source.url)
+                found_sources.append(source.url)
+    found_citations = [c.url for t in reading.transcripts for c in citations(t)]
+    assert found_sources == ORACLES[name]["all_sources"]
+    assert found_citations == ORACLES[name]["all_citations"]

@@ -127,8 +127,12 @@ class Reader:
 
     def _interaction(self, interaction: dict[str, Any]) -> tuple[str, Any] | str | None:
         """``(asked, response)``, a problem, or None for what is not a model call."""
-        request = interaction.get("request") or {}
-        response = interaction.get("response") or {}
+        request, response = interaction.get("request"), interaction.get("response")
+        if not isinstance(request, dict) or not isinstance(response, dict):
+            missing = "request" if not isinstance(request, dict) else "response"
+            return f"the interaction has no {missing}: the file may be truncated or hand-edited"
+        if "status" not in response or "body" not in response:
+            return "the response has no status or body: the file may be truncated"
         status = (response.get("status") or {}).get("code", 200)
         body = (response.get("body") or {}).get("string", "")
         if isinstance(body, bytes):

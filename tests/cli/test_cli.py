@@ -1,0 +1,246 @@
+"""The agentloop-tools command line, run as users run it: the real entry point, in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+
+import pytest
+from agentloop.transcript import to_jsonl
+
+from tests.providers import converse
+from tests.web.test_evidence import anthropic, cited_text, search_call, search_result
+
+REPO = Path(__file__).parents[2]
+DEMO = REPO / "cassettes" / "demo"
+ANTHROPIC_DEMO = DEMO / "anthropic-web-search.yaml"
+OPENAI_DEMO = DEMO / "openai-web-search.yaml"
+KEY = "sk-ant-api03-" + "K" * 40
+
+
+def run(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "agentloop_tools", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        check=False,
+    )
+
+
+def test_a_clean_audit_exits_0() -> None:
+    result = run("audit", DEMO, "--allow", "python.org", "realpython.com", "medium.com",
+                 "wikipedia.org")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().endswith("from --allow.")
+    assert result.stdout.startswith("0 violation(s) in 0 of 2 file(s)")
+
+
+def test_violations_exit_1_with_a_readable_table() -> None:
+    result = run("audit", ANTHROPIC_DEMO, "--allow", "python.org", "realpython.com")
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [
+        str(ANTHROPIC_DEMO),
+        "  interaction 0   text      https://en.wikipedia.org/wiki/History_of_Python  "
+        "[not on the allowlist]",
+        "",
+        "1 violation(s) in 1 of 1 file(s); policy DomainPolicy.allow(['python.org', "
+        "'realpython.com']) from --allow.",
+    ]
+
+
+def test_json_output_lists_every_violation_with_its_interaction() -> None:
+    result = run("audit", DEMO, "--block", "medium.com", "--format", "json")
+    assert result.returncode == 1
+    document = json.loads(result.stdout)
+    assert document["policy"] == {"mode": "block", "domains": ["medium.com"], "from": "--block"}
+    assert document["summary"] == {"files": 2, "violations": 4, "problems": 0}
+    [openai_file] = [f for f in document["files"] if f["path"].endswith("openai-web-search.yaml")]
+    assert [(v["where"], v["interaction"], v["rule"]) for v in openai_file["violations"]] == [
+        ("source", 0, "medium.com"),
+        ("citation", 0, "medium.com"),
+        ("text", 0, "medium.com"),
+        ("text", 0, "medium.com"),
+    ]
+
+
+def test_github_annotations() -> None:
+    result = run("audit", ANTHROPIC_DEMO, "--allow", "python.org", "--format", "github")
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    assert lines[0] == (
+        f"::error file={ANTHROPIC_DEMO},title=Domain policy violation::source "
+        "https://realpython.com/python313-repl/: not on the allowlist (interaction 0)"
+    )
+    assert all(line.startswith("::error ") for line in lines)
+
+
+def test_junit_xml(tmp_path: Path) -> None:
+    report = tmp_path / "audit.xml"
+    result = run("audit", DEMO, "--block", "medium.com", "--format", "junit", "-o", report)
+    assert result.returncode == 1
+    suite = ElementTree.parse(report).getroot().find("testsuite")
+    assert suite is not None
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("2", "1", "0")
+    failure = suite.find("testcase/failure")
+    assert failure is not None
+    assert "4 domain policy violation(s)" in (failure.get("message") or "")
+
+
+def test_the_policy_can_come_from_a_file_or_pyproject(tmp_path: Path) -> None:
+    policy = tmp_path / "policy.toml"
+    policy.write_text('block = ["medium.com"]\n')
+    assert run("audit", OPENAI_DEMO, "--policy", policy).returncode == 1
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "x"\n\n[tool.agentloop-tools]\nallow = ["python.org", "medium.com"]\n'
+    )
+    result = run("audit", OPENAI_DEMO, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "from " + str(tmp_path / "pyproject.toml") in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["audit", "nowhere.yaml", "--allow", "a.com"], "nowhere.yaml: no such file or directory."),
+        (["audit", ANTHROPIC_DEMO], "no policy: pass --allow DOMAIN..., --block DOMAIN..."),
+        (["audit", ANTHROPIC_DEMO, "--allow", "https://a.com"], "has a scheme"),
+        (["audit", ANTHROPIC_DEMO, "--allow", "a.com", "--block", "b.com"], "not allowed with"),
+        (["audit", REPO / "README.md", "--allow", "a.com"], "not a cassette (.yaml, .yml)"),
+    ],
+)
+def test_bad_usage_exits_2_and_says_why(
+    args: list[str | Path], message: str, tmp_path: Path
+) -> None:
+    result = run(*args, cwd=tmp_path)
+    assert result.returncode == 2
+    assert message in result.stderr
+
+
+def write_cassette(path: Path, uri: str, body: str | bytes, status: int = 200) -> Path:
+    import yaml
+
+    body_yaml = {"string": body}
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "version": 1,
+                "interactions": [
+                    {
+                        "request": {"method": "POST", "uri": uri, "body": "{}", "headers": {}},
+                        "response": {
+                            "status": {"code": status, "message": "OK"},
+                            "headers": {},
+                            "body": body_yaml,
+                        },
+                    }
+                ],
+            }
+        )
+    )
+    return path
+
+
+def test_unreadable_inputs_are_named_and_the_rest_is_still_audited(tmp_path: Path) -> None:
+    shutil.copy(ANTHROPIC_DEMO, tmp_path / "good.yaml")
+    text = ANTHROPIC_DEMO.read_text()
+    (tmp_path / "truncated.yaml").write_text(text[:700])
+    (tmp_path / "cut-in-a-string.yaml").write_text(text[: text.index("body: '") + 40])
+    (tmp_path / "empty.yaml").write_text("")
+    write_cassette(
+        tmp_path / "unknown.yaml", "https://api.example.com/v1/generate", '{"text":"hi"}'
+    )
+    write_cassette(
+        tmp_path / "binary.yaml", "https://api.anthropic.com/v1/messages", b"\xff\xfe\x00"
+    )
+    write_cassette(tmp_path / "broken.yaml", "https://api.openai.com/v1/responses", "{not json")
+    result = run("audit", tmp_path, "--allow", "python.org", "realpython.com")
+    assert result.returncode == 2
+    out = result.stdout
+    assert "https://en.wikipedia.org/wiki/History_of_Python" in out, "the good file was audited"
+    assert f"could not read {tmp_path / 'empty.yaml'}: the file is empty" in out
+    assert (
+        f"could not read {tmp_path / 'truncated.yaml'} (interaction 0): the interaction has no "
+        "response: the file may be truncated" in out
+    )
+    assert f"could not read {tmp_path / 'cut-in-a-string.yaml'}: not a readable cassette" in out
+    assert (
+        f"could not read {tmp_path / 'unknown.yaml'} (interaction 0): unknown provider API at "
+        "'https://api.example.com/v1/generate'" in out
+    )
+    assert (
+        f"could not read {tmp_path / 'binary.yaml'} (interaction 0): the response body is binary"
+        in out
+    )
+    assert (
+        f"could not read {tmp_path / 'broken.yaml'} (interaction 0): the response body "
+        "cannot be read" in out
+    )
+    assert "6 input problem(s): the audit is incomplete." in out
+
+
+def test_saved_transcripts_are_audited_too(tmp_path: Path) -> None:
+    transcript = converse("anthropic", [anthropic([
+        search_call("s1", "q"),
+        search_result("s1", "https://docs.python.org/3/", "https://evil.example/x"),
+        cited_text("Answer.", "https://docs.python.org/3/"),
+    ])])  # fmt: skip
+    (tmp_path / "run.jsonl").write_text(to_jsonl(transcript.messages))
+    (tmp_path / "run.json").write_text(transcript.model_dump_json())
+    (tmp_path / "bad.jsonl").write_text('{"role": "robot"}\n')
+    result = run("audit", tmp_path, "--allow", "python.org", "--format", "json")
+    assert result.returncode == 2
+    files = {Path(f["path"]).name: f for f in json.loads(result.stdout)["files"]}
+    for name in ("run.jsonl", "run.json"):
+        assert [(v["where"], v["url"], v["message_index"]) for v in files[name]["violations"]] == [
+            ("source", "https://evil.example/x", 1)
+        ]
+    [problem] = files["bad.jsonl"]["problems"]
+    assert problem["reason"].startswith("line 1 is not an agentloop message")
+
+
+def test_evidence_lists_sources_and_citations_per_turn() -> None:
+    result = run("evidence", OPENAI_DEMO)
+    assert result.returncode == 0
+    assert result.stdout.splitlines() == [
+        str(OPENAI_DEMO),
+        "  turn at interaction 0: What changed in Python 3.13's interactive interpreter?",
+        "    sources (4):",
+        "      - https://docs.python.org/3/whatsnew/3.13.html",
+        "      - https://medium.com/@pydev/python-3-13-repl-tour-5f1e",
+        "      - https://docs.python.org/3/whatsnew/3.13.html?utm_source=openai",
+        "      - https://medium.com/@pydev/python-3-13-repl-tour-5f1e?utm_source=openai",
+        "    citations (2):",
+        "      - https://docs.python.org/3/whatsnew/3.13.html?utm_source=openai",
+        "      - https://medium.com/@pydev/python-3-13-repl-tour-5f1e?utm_source=openai",
+    ]
+    as_json = json.loads(run("evidence", OPENAI_DEMO, "--format", "json").stdout)
+    assert len(as_json["files"][0]["turns"][0]["citations"]) == 2
+
+
+def test_scan_finds_keys_and_credential_headers(tmp_path: Path) -> None:
+    leaky = tmp_path / "leaky.yaml"
+    write_cassette(leaky, "https://api.anthropic.com/v1/messages", '{"note": "' + KEY + '"}')
+    text = leaky.read_text().replace(
+        "headers: {}", "headers:\n      authorization:\n      - Bearer abc", 1
+    )
+    leaky.write_text(text)
+    result = run("scan", tmp_path)
+    assert result.returncode == 1
+    assert f"{leaky}:" in result.stdout
+    assert "key-shaped value sk-ant...(53 chars)" in result.stdout
+    assert "interaction 0 request header 'authorization' carries a credential" in result.stdout
+    assert KEY not in result.stdout + result.stderr, "a scan never prints the secret"
+    assert run("scan", REPO / "cassettes").returncode == 0
+
+
+def test_help_shows_examples() -> None:
+    result = run("--help")
+    assert result.returncode == 0
+    assert "agentloop-tools audit cassettes/ --allow python.org" in result.stdout
+    assert run("audit", "--help").returncode == 0
+    assert run().returncode == 2
