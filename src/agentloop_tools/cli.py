@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -164,6 +163,13 @@ def _audit(args: argparse.Namespace) -> int:
 
 
 def _policy(args: argparse.Namespace) -> tuple[Any, str]:
+    from agentloop_tools._config import (
+        ConfigError,
+        nearest_pyproject,
+        policy_file,
+        policy_from,
+        read_table,
+    )
     from agentloop_tools.web import DomainPolicy
 
     try:
@@ -172,56 +178,18 @@ def _policy(args: argparse.Namespace) -> tuple[Any, str]:
         if args.block:
             return DomainPolicy.block(args.block), "--block"
         if args.policy:
-            return _policy_file(Path(args.policy), DomainPolicy), args.policy
-    except (ValueError, TypeError) as error:
+            return policy_file(Path(args.policy)), args.policy
+        pyproject = nearest_pyproject(Path.cwd())
+        table = read_table(pyproject) if pyproject is not None else None
+        if pyproject is not None and table is not None:
+            where = f"{pyproject} [tool.agentloop-tools]"
+            return policy_from(table, where), str(pyproject)
+    except (ConfigError, ValueError, TypeError) as error:
         raise UsageProblem(str(error)) from None
-    for folder in [Path.cwd(), *Path.cwd().parents]:
-        pyproject = folder / "pyproject.toml"
-        if pyproject.is_file():
-            table = _tool_table(pyproject)
-            if table is not None:
-                try:
-                    return _policy_from(table, DomainPolicy, str(pyproject)), str(pyproject)
-                except (ValueError, TypeError) as error:
-                    raise UsageProblem(f"{pyproject} [tool.agentloop-tools]: {error}") from None
-            break
     raise UsageProblem(
         "no policy: pass --allow DOMAIN..., --block DOMAIN... or --policy FILE, or set "
         "allow = [...] or block = [...] under [tool.agentloop-tools] in pyproject.toml."
     )
-
-
-def _policy_file(path: Path, policy_class: Any) -> Any:
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise UsageProblem(f"--policy {path}: cannot be read ({error.strerror})") from None
-    except tomllib.TOMLDecodeError as error:
-        raise UsageProblem(f"--policy {path}: not TOML ({error})") from None
-    table = data.get("tool", {}).get("agentloop-tools") if "tool" in data else data
-    return _policy_from(table or {}, policy_class, str(path))
-
-
-def _tool_table(pyproject: Path) -> dict[str, Any] | None:
-    try:
-        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as error:
-        raise UsageProblem(f"{pyproject}: cannot be read as TOML ({error})") from None
-    table = data.get("tool", {}).get("agentloop-tools")
-    if table is None or not ({"allow", "block"} & set(table)):
-        return None
-    return dict(table)
-
-
-def _policy_from(table: dict[str, Any], policy_class: Any, where: str) -> Any:
-    allow, block = table.get("allow"), table.get("block")
-    if allow and block:
-        raise UsageProblem(f"{where}: set allow or block, not both.")
-    if allow:
-        return policy_class.allow(allow)
-    if block:
-        return policy_class.block(block)
-    raise UsageProblem(f"{where}: no allow = [...] or block = [...] list.")
 
 
 def _audit_table(audits: list[FileAudit], policy: Any, origin: str, out: TextIO) -> None:

@@ -129,6 +129,7 @@ class AgentloopSession:
         self.provider = _default_provider(config)
         self._default_policy: DomainPolicy | None = None
         self._default_policy_read = False
+        self._policy_origin = "the ini file"
         self._matcher: BodyMatcher | None = None
         self._ssl_context: Any = None
         self.current: pytest.Item | None = None
@@ -250,7 +251,26 @@ class AgentloopSession:
                     key = "agentloop_allow_domains" if allow else "agentloop_block_domains"
                     raise pytest.UsageError(f"ini key {key}: {error}") from None
                 self._default_policy = built
+                self._policy_origin = "the ini file"
+            else:
+                self._default_policy = self._pyproject_policy()
         return self._default_policy
+
+    def _pyproject_policy(self) -> DomainPolicy | None:
+        """[tool.agentloop-tools] in the rootdir's pyproject.toml: the list the CLI uses."""
+        from agentloop_tools._config import ConfigError, policy_from, read_table
+
+        pyproject = self.config.rootpath / "pyproject.toml"
+        if not pyproject.is_file():
+            return None
+        try:
+            table = read_table(pyproject)
+            if table is None:
+                return None
+            self._policy_origin = f"{pyproject.name} [tool.agentloop-tools]"
+            return policy_from(table, f"{pyproject} [tool.agentloop-tools]")
+        except ConfigError as error:
+            raise pytest.UsageError(str(error)) from None
 
     def _policy_summary(self) -> str:
         allow = self.config.getini("agentloop_allow_domains")
@@ -259,6 +279,10 @@ class AgentloopSession:
             return f"allow {len(allow)} domain(s)"
         if block:
             return f"block {len(block)} domain(s)"
+        if (self.config.rootpath / "pyproject.toml").is_file():
+            policy = self.default_policy()
+            if policy is not None:
+                return f"{policy.mode} {len(policy.domains)} domain(s) from pyproject.toml"
         return "none"
 
     def _audit(self, item: pytest.Item) -> None:
@@ -277,7 +301,7 @@ class AgentloopSession:
             for violation in policy.audit(transcript)
         ]
         if found:
-            source = "the domain_policy marker" if _marker_policy(item) else "the ini file"
+            source = "the domain_policy marker" if _marker_policy(item) else self._policy_origin
             report = violation_report(found, policy, several=len(evidence.transcripts) > 1)
             pytest.fail(f"{report}\n(policy from {source})", pytrace=False)
 

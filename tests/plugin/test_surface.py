@@ -245,3 +245,18 @@ def test_the_plugin_can_be_disabled(project: pytest.Pytester) -> None:
     result = project.runpytest("-p", "no:agentloop_tools")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*fixture 'agentloop_agent' not found*"])
+
+
+def test_pyproject_sets_the_policy_the_command_line_uses_too(project: pytest.Pytester) -> None:
+    project.makepyprojecttoml(
+        '[tool.agentloop-tools]\nblock = ["wikipedia.org"]\n\n[tool.pytest.ini_options]\n'
+    )
+    project.makepyfile(test_agent=LEAKY_TEST.format(marker=""))
+    result = project.runpytest("--record-mode=once")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "agentloop-tools: *default policy=block 1 domain(s) from pyproject.toml",
+            "*(policy from pyproject.toml ?tool.agentloop-tools?)",
+        ]
+    )
