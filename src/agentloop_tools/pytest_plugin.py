@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import pytest
@@ -31,6 +31,9 @@ if TYPE_CHECKING:
 PROVIDERS = ("anthropic", "openai", "openrouter", "modal")
 PROVIDER_OPTION = "--agentloop-provider"
 RECORD_IN_CI_OPTION = "--agentloop-record-in-ci"
+REPORT_OPTION = "--agentloop-report"
+HTML_REPORT_OPTION = "--agentloop-report-html"
+_PROPERTY = "agentloop_tools"
 MODEL_VARIABLES = {
     "anthropic": "ANTHROPIC_MODEL",
     "openai": "OPENAI_MODEL",
@@ -87,6 +90,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=False,
         help="Allow recording cassettes when the CI environment variable is set.",
     )
+    group.addoption(
+        REPORT_OPTION,
+        dest="agentloop_report",
+        metavar="PATH",
+        default=None,
+        help="Write a JSON report of every test's agent evidence (cassettes, sources, "
+        "citations, violations, policy).",
+    )
+    group.addoption(
+        HTML_REPORT_OPTION,
+        dest="agentloop_report_html",
+        metavar="PATH",
+        default=None,
+        help="Write the same evidence as one self-contained HTML page.",
+    )
     parser.addini("agentloop_provider", "Default provider for agentloop_agent.", default="")
     parser.addini(
         "agentloop_allow_domains",
@@ -133,6 +151,7 @@ class AgentloopSession:
         self._matcher: BodyMatcher | None = None
         self._ssl_context: Any = None
         self.current: pytest.Item | None = None
+        self.records: list[dict[str, Any]] = []
         _refuse_recording_in_ci(config)
 
     # Hooks ---------------------------------------------------------------------
@@ -181,6 +200,81 @@ class AgentloopSession:
             _check_unused_interactions(item)
             self._audit(item)
         return result
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        """Attach the test's evidence to its report, so xdist carries it to the controller."""
+        report = yield
+        if call.when == "call":
+            evidence = _evidence_of(item)
+            if evidence is not None and evidence.transcripts:
+                report.user_properties.append((_PROPERTY, self._record(item, evidence, report)))
+        return report
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when != "call":
+            return
+        for name, value in report.user_properties:
+            if name == _PROPERTY and isinstance(value, dict):
+                self.records.append(value)
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        """See https://docs.pytest.org/en/stable/reference/reference.html#pytest.hookspec.pytest_terminal_summary"""
+        if not self.records:
+            return
+        conversations = sum(len(r["conversations"]) for r in self.records)
+        violations = [len(c["violations"]) for r in self.records for c in r["conversations"]]
+        breached = sum(1 for r in self.records if any(c["violations"] for c in r["conversations"]))
+        terminalreporter.write_sep("-", "agentloop-tools")
+        terminalreporter.write_line(
+            f"{len(self.records)} test(s) with agent evidence, {conversations} conversation(s); "
+            f"{sum(violations)} domain policy violation(s) in {breached} test(s)"
+        )
+        for option, path in (
+            (REPORT_OPTION, self.config.getoption("agentloop_report")),
+            (HTML_REPORT_OPTION, self.config.getoption("agentloop_report_html")),
+        ):
+            if path:
+                terminalreporter.write_line(f"evidence report ({option}): {path}")
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if hasattr(self.config, "workerinput"):
+            return  # an xdist worker: the controller writes the reports
+        json_path = self.config.getoption("agentloop_report")
+        html_path = self.config.getoption("agentloop_report_html")
+        if not json_path and not html_path:
+            return
+        from agentloop_tools import _report
+
+        if json_path:
+            _report.write_json(json_path, self.records)
+        if html_path:
+            _report.write_html(html_path, self.records)
+
+    def _record(
+        self, item: pytest.Item, evidence: AgentloopEvidence, report: pytest.TestReport
+    ) -> dict[str, Any]:
+        from agentloop_tools import _report
+
+        marker = _marker_policy(item)
+        policy = marker or self.default_policy()
+        origin = "the domain_policy marker" if marker else (self._policy_origin if policy else None)
+        cassette = getattr(item, "funcargs", {}).get("vcr")
+        cassette_info = (
+            None
+            if cassette is None
+            else {
+                "path": str(cassette._path),
+                "state": "replaying" if cassette.write_protected else "recording",
+            }
+        )
+        record = _report.test_record(
+            item.nodeid, evidence.transcripts, policy, origin, cassette_info
+        )
+        record["outcome"] = report.outcome
+        return record
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_recording_configure(self, config: pytest.Config, vcr: Any) -> None:

@@ -1,0 +1,115 @@
+"""Evidence reports from a test run: the JSON document, the terminal summary, the HTML page."""
+
+from __future__ import annotations
+
+import html
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.plugin.test_surface import LEAKY_TEST
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    monkeypatch.delenv("CI", raising=False)
+    pytester.makepyfile(
+        test_agent=LEAKY_TEST.format(marker='@pytest.mark.domain_policy(allow=["python.org"])')
+    )
+    return pytester
+
+
+def test_the_json_report_and_terminal_summary(project: pytest.Pytester) -> None:
+    result = project.runpytest(
+        "--record-mode=once", "--agentloop-report=evidence.json", "--agentloop-report-html=r.html"
+    )
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*- agentloop-tools -*",
+            "1 test(s) with agent evidence, 1 conversation(s); 2 domain policy violation(s) in 1 "
+            "test(s)",
+            "evidence report (--agentloop-report): evidence.json",
+            "evidence report (--agentloop-report-html): r.html",
+        ]
+    )
+    document = json.loads((project.path / "evidence.json").read_text())
+    assert document["summary"] == {"tests_with_evidence": 1, "violations": 2}
+    [test] = document["tests"]
+    assert test["test"] == "test_agent.py::test_agent"
+    assert test["outcome"] == "failed"
+    assert test["policy"] == {
+        "mode": "allow",
+        "domains": ["python.org"],
+        "from": "the domain_policy marker",
+    }
+    assert test["cassette"]["path"].endswith("cassettes/test_agent/test_agent.yaml")
+    [conversation] = test["conversations"]
+    assert [s["url"] for s in conversation["sources"]] == [
+        "https://docs.python.org/3/",
+        "https://en.wikipedia.org/wiki/Python",
+    ]
+    assert [(v["where"], v["url"]) for v in conversation["violations"]] == [
+        ("source", "https://en.wikipedia.org/wiki/Python"),
+        ("text", "https://en.wikipedia.org/wiki/Python"),
+    ]
+    [turn] = conversation["turns"]
+    assert turn["citations"][0]["url"] == "https://docs.python.org/3/"
+
+
+def test_reports_gather_evidence_from_xdist_workers(project: pytest.Pytester) -> None:
+    project.runpytest("--record-mode=once")
+    result = project.runpytest("-n", "2", "--agentloop-report=evidence.json")
+    result.assert_outcomes(failed=1)
+    assert json.loads((project.path / "evidence.json").read_text())["summary"]["violations"] == 2
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium package")
+def test_the_html_report_renders_in_a_browser(project: pytest.Pytester, tmp_path: Path) -> None:
+    project.runpytest("--record-mode=once", "--agentloop-report-html=report.html")
+    page = (project.path / "report.html").read_text()
+    assert "<script" not in page, "no JavaScript"
+    assert "http" not in page.split("<body>", 1)[0], "no external resources"
+    # The test (not the report) adds a probe that reads what the browser laid out.
+    probe = """
+    <script>
+    const box = (el) => el.getBoundingClientRect();
+    const marks = [...document.querySelectorAll("mark")].map((m) => ({
+      kind: m.className, text: m.textContent, shown: box(m).width > 0 && box(m).height > 0,
+      background: getComputedStyle(m).backgroundColor }));
+    const out = document.createElement("pre"); out.id = "probe";
+    out.textContent = JSON.stringify({
+      title: document.title, summary: document.getElementById("summary").innerText,
+      marks, sources: [...document.querySelectorAll("ul.sources li")].map((li) => li.innerText),
+      violations: [...document.querySelectorAll("ul.violations li")].map((li) => li.innerText)});
+    document.body.appendChild(out);
+    </script>"""
+    probed = tmp_path / "probed.html"
+    probed.write_text(page.replace("</body>", probe + "</body>"))
+    dom = subprocess.run(
+        [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+         "--no-first-run", "--disable-background-networking", "--disable-component-update",
+         "--disable-sync", f"--user-data-dir={tmp_path / 'profile'}",
+         "--virtual-time-budget=3000", "--dump-dom", probed.as_uri()],
+        capture_output=True, text=True, timeout=120, check=True,
+    ).stdout  # fmt: skip
+    probe_text = dom.split('<pre id="probe">', 1)[1].split("</pre>", 1)[0]
+    seen = json.loads(html.unescape(probe_text))
+    assert seen["title"] == "agentloop-tools evidence report"
+    assert seen["summary"] == "1 test(s) with evidence, 2 violation(s)."
+    cited = [m for m in seen["marks"] if m["kind"] == "cited"]
+    flagged = [m for m in seen["marks"] if m["kind"] == "violation"]
+    assert [m["text"] for m in flagged] == ["https://en.wikipedia.org/wiki/Python"]
+    assert all(m["shown"] for m in seen["marks"])
+    assert flagged[0]["background"] == "rgb(255, 201, 201)"
+    assert [m["text"] for m in cited] == ["See ", " for history."]
+    assert cited[0]["background"] == "rgb(255, 243, 168)"
+    assert seen["sources"] == ["https://docs.python.org/3/", "https://en.wikipedia.org/wiki/Python"]
+    assert seen["violations"][0].startswith(
+        "source, message 1: https://en.wikipedia.org/wiki/Python"
+    )
