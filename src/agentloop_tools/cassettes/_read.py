@@ -84,13 +84,8 @@ class Reader:
     def cassette(self, path: str | Path) -> Reading:
         """The conversation a cassette recorded, one transcript per cassette."""
         reading = Reading(str(path))
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            reading.problems.append(Problem(str(path), None, f"cannot be read: {error}"))
-            return reading
-        if not text.strip():
-            reading.problems.append(Problem(str(path), None, "the file is empty"))
+        text = _text_of(path, reading)
+        if text is None:
             return reading
         try:
             data = _format.deserialize(text)
@@ -180,13 +175,8 @@ def read_transcript_file(path: str | Path) -> Reading:
     from pydantic import ValidationError
 
     reading = Reading(str(path))
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        reading.problems.append(Problem(str(path), None, f"cannot be read: {error}"))
-        return reading
-    if not text.strip():
-        reading.problems.append(Problem(str(path), None, "the file is empty"))
+    text = _text_of(path, reading)
+    if text is None:
         return reading
     if str(path).endswith(".jsonl"):
         messages = []
@@ -217,6 +207,19 @@ def read_transcript_file(path: str | Path) -> Reading:
         reading.transcripts.append(transcript)
         reading.interactions.append([None] * len(transcript.messages))
     return reading
+
+
+def _text_of(path: str | Path, reading: Reading) -> str | None:
+    """The file's text, or None with the reason added to ``reading.problems``."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        reading.problems.append(Problem(str(path), None, f"cannot be read: {error}"))
+        return None
+    if not text.strip():
+        reading.problems.append(Problem(str(path), None, "the file is empty"))
+        return None
+    return text
 
 
 def files(paths: list[str | Path], suffixes: tuple[str, ...]) -> Iterator[Path]:

@@ -55,37 +55,20 @@ class RuleIndex:
         """
         if not location.valid:
             return None
-        is_ip = location.is_ip
-        table = self._ips if is_ip else self._domains
-        whole, paths = table.whole, table.paths
-        host = location.host
-        suffix, dot = (host, -1) if len(host) <= self._longest else self._first_suffix(host)
-        while True:
-            rule = whole.get(suffix)
-            if rule is not None:
-                return rule
-            if paths:
-                for path_rule in paths.get(suffix, ()):
-                    if path_rule.admits_path(location.path):
-                        return path_rule.text
-            if is_ip:
-                return None
-            dot = host.find(".", dot + 1)
-            if dot == -1:
-                return None
-            suffix = host[dot + 1 :]
+        return self._find(location.host, location.is_ip, location.path, admitting=True)
 
     def blocking(self, location: Location) -> str | None:
         """The block rule that covers any reading of this location, or None."""
-        rule = self._blocking(location.host, location.is_ip, location.path)
+        rule = self._find(location.host, location.is_ip, location.path, admitting=False)
         if rule is None and location.also_served_as:
             for other in location.also_served_as:
-                rule = self._blocking(other, _looks_like_ip(other), location.path)
+                rule = self._find(other, _looks_like_ip(other), location.path, admitting=False)
                 if rule is not None:
                     break
         return rule
 
-    def _blocking(self, host: str, is_ip: bool, path: str) -> str | None:
+    def _find(self, host: str, is_ip: bool, path: str, *, admitting: bool) -> str | None:
+        """The most specific rule for ``host`` (then its parent domains) covering ``path``."""
         table = self._ips if is_ip else self._domains
         whole, paths = table.whole, table.paths
         suffix, dot = (host, -1) if len(host) <= self._longest else self._first_suffix(host)
@@ -95,7 +78,8 @@ class RuleIndex:
                 return rule
             if paths:
                 for path_rule in paths.get(suffix, ()):
-                    if path_rule.blocks_path(path):
+                    covers = path_rule.admits_path if admitting else path_rule.blocks_path
+                    if covers(path):
                         return path_rule.text
             if is_ip:
                 return None
