@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from agentloop_tools.web import DomainPolicy
 from agentloop_tools.web._rules import parse_rule
-from agentloop_tools.web._url import locate, parse
+from agentloop_tools.web._url import locate, parse, quick_host
 
 LABEL = st.from_regex(r"[a-z][a-z0-9]{0,8}(?:-[a-z0-9]{1,4})?", fullmatch=True)
 TLD = st.sampled_from(["com", "org", "net", "io", "de", "jp", "co.uk", "example"])
@@ -165,6 +165,20 @@ def test_permits_match_and_audit_never_raise(text: str) -> None:
 @example(url="HTTP://WWW.A.B./")
 def test_the_plain_url_shortcut_agrees_with_the_parser(url: str) -> None:
     assert locate(url) == parse(url)
+
+
+@given(url=st.one_of(urls(), TEXTS))
+@example(url="https://example.com@evil.net/")
+@example(url="https://example.com:99999/")
+@example(url="https://example.com\\@evil.net/")
+@example(url="https://xn--exmple-cua.com/")
+def test_the_quick_host_agrees_with_the_parser(url: str) -> None:
+    host = quick_host(url)
+    if host is not None:
+        location = locate(url)
+        assert location is not None
+        assert location.valid
+        assert host == location.host
 
 
 @given(entry=st.text(st.sampled_from("abcxyz019.-_*/:@[]%~ ."), max_size=20))

@@ -30,7 +30,7 @@ class _Table:
 class RuleIndex:
     """Rules filed by host, with the allowlist and blocklist readings of a match."""
 
-    __slots__ = ("_domains", "_ips", "_longest")
+    __slots__ = ("_domains", "_ips", "_longest", "has_path_rules")
 
     def __init__(self, rules: Iterable[Rule]) -> None:
         self._domains = _Table()
@@ -38,6 +38,7 @@ class RuleIndex:
         # No suffix longer than the longest rule can match: a 200,000-character host
         # costs a handful of lookups, not one per label.
         self._longest = 0
+        self.has_path_rules = False
         for rule in rules:
             self._longest = max(self._longest, len(rule.host))
             table = self._ips if rule.is_ip else self._domains
@@ -46,6 +47,7 @@ class RuleIndex:
                 table.whole.setdefault(rule.host, rule.text)
             else:
                 table.paths.setdefault(rule.host, []).append(rule)
+                self.has_path_rules = True
 
     def admitting(self, location: Location) -> str | None:
         """The allow rule that clearly names this location, or None.
@@ -66,6 +68,10 @@ class RuleIndex:
                 if rule is not None:
                     break
         return rule
+
+    def domain_rule(self, host: str) -> str | None:
+        """The whole-host rule covering a plain domain name, or None (no path rules exist)."""
+        return self._find(host, False, "/", admitting=False)
 
     def _find(self, host: str, is_ip: bool, path: str, *, admitting: bool) -> str | None:
         """The most specific rule for ``host`` (then its parent domains) covering ``path``."""

@@ -20,7 +20,7 @@ from agentloop_tools.web._index import RuleIndex
 from agentloop_tools.web._rules import Rule, parse_rules
 from agentloop_tools.web._search import native_web_search
 from agentloop_tools.web._text import Found, read_token, split_attributes, tokens
-from agentloop_tools.web._url import Location, locate
+from agentloop_tools.web._url import Location, locate, quick_host
 
 type Mode = Literal["allow", "block"]
 type Where = Literal["source", "citation", "text"]
@@ -275,6 +275,14 @@ class DomainPolicy:
 
     def _text_verdict(self, found: Found) -> str | Literal[False] | None:
         """The violation's rule (None: not allowlisted), or False when permitted."""
+        if len(found.readings) == 1 and not self._index.has_path_rules:
+            # Host rules only: a plain URL's host decides, whatever follows it.
+            host = quick_host(found.readings[0])
+            if host is not None:
+                rule = self._index.domain_rule(host)
+                if self._mode == "allow":
+                    return False if rule is not None else None
+                return rule if rule is not None else False
         if self._mode == "allow":
             location = locate(found.readings[0])
             if location is None:

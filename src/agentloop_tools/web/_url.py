@@ -36,6 +36,11 @@ _PLAIN_URL = re.compile(
     r"((?:/(?!\.)[A-Za-z0-9\-_~!$&'()*+,;=:@.]*)*)"
     r"(?:[?#][^\x00-\x20\\]*)?"
 )
+# The host alone, when what follows it ends the authority for a browser (a path,
+# query or fragment, or nothing): then nothing later in the URL can change the host.
+_PLAIN_HOST_PREFIX = re.compile(
+    r"(?:[Hh][Tt][Tt][Pp][Ss]?://)?((?:[A-Za-z0-9_-]+\.)+[A-Za-z_][A-Za-z0-9_-]*)(?=[/?#]|$)"
+)
 _SLASHES = re.compile(r"/{2,}")
 _MAPPED_IPV4 = re.compile(r"^\[::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})\]$")
 
@@ -109,6 +114,17 @@ def locate(url_or_host: str) -> Location | None:
     if fast is not None and "xn--" not in url_or_host:
         return Location(normalize_host(fast.group(1).lower()), fast.group(2) or "/", False)
     return parse(url_or_host)
+
+
+def quick_host(url_or_host: str) -> str | None:
+    """The host of a plain http(s) URL or bare host, without reading the rest; else None.
+
+    For deciding on host rules only: a property test checks it agrees with ``locate``.
+    """
+    match = _PLAIN_HOST_PREFIX.match(url_or_host)
+    if match is None or "xn--" in match.group(1) or "\\" in url_or_host[: match.end() + 1]:
+        return None
+    return normalize_host(match.group(1).lower())
 
 
 def parse(url_or_host: str) -> Location | None:
