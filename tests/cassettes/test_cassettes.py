@@ -46,7 +46,18 @@ def test_no_secret_survives_scrubbing_anywhere_in_a_request(
     assert secret not in text
     assert "x-api-key" not in scrubbed.headers
     assert "authorization" not in scrubbed.headers
-    assert placeholder("ANTHROPIC_API_KEY") in json.loads(scrubbed.body)["prompt"]
+
+
+REAL_LOOKING = st.builds(lambda tail: "sk-ant-api03-" + tail, st.text(KEY_CHARS, min_size=20))
+
+
+@given(secret=REAL_LOOKING, prefix=st.text(max_size=20), suffix=st.text(max_size=20))
+@example(secret="sk-ant-api03-" + "0" * 20, prefix="À", suffix="")
+def test_the_placeholder_stands_where_the_key_was(secret: str, prefix: str, suffix: str) -> None:
+    body = json.dumps({"prompt": prefix + secret + suffix})
+    scrubbed = Scrubber({"ANTHROPIC_API_KEY": secret}).request(request(body))
+    prompt = json.loads(scrubbed.body)["prompt"]
+    assert prompt == prefix + placeholder("ANTHROPIC_API_KEY") + suffix
 
 
 @given(secret=SECRETS)
