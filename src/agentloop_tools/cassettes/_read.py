@@ -222,19 +222,6 @@ def _text_of(path: str | Path, reading: Reading) -> str | None:
     return text
 
 
-def files(paths: list[str | Path], suffixes: tuple[str, ...]) -> Iterator[Path]:
-    """The files named, and the files with these suffixes under the directories named."""
-    for path in map(Path, paths):
-        if path.is_dir():
-            yield from sorted(
-                found
-                for found in path.rglob("*")
-                if found.is_file() and found.suffix.lower() in suffixes
-            )
-        else:
-            yield path
-
-
 def _transcript_candidates(data: Any) -> Iterator[Any]:
     if isinstance(data, dict):
         yield data

@@ -116,7 +116,9 @@ def tokens(text: str) -> Iterator[tuple[int, str]]:
     plain = text.isascii() and _DEFANGED_ANYWHERE.search(text) is None
     run_back = _TOKEN_RUN.match
     for match in (_ANCHOR_PLAIN if plain else _ANCHOR_ANY).finditer(text):
-        start = length - run_back(reversed_text, length - match.start()).end()  # type: ignore[union-attr]
+        # A pattern of one starred class always matches, if only the empty string.
+        back = run_back(reversed_text, length - match.start())
+        start = length - back.end() if back is not None else match.start()
         yield start, text[start : match.end()]
 
 
