@@ -10,6 +10,7 @@ from agentloop import HostedTool
 from agentloop_tools.web._rules import parse_rules
 
 CONTEXT_SIZES = ("low", "medium", "high")
+_UNSET: tuple[str, ...] = ()
 LOCATION_KEYS = ("type", "city", "region", "country", "timezone")
 OPTION_NAMES = (
     "allowed_domains",
@@ -23,8 +24,8 @@ OPTION_NAMES = (
 
 def native_web_search(
     *,
-    allowed_domains: Iterable[str] = (),
-    blocked_domains: Iterable[str] = (),
+    allowed_domains: Iterable[str] = _UNSET,
+    blocked_domains: Iterable[str] = _UNSET,
     max_uses: int | None = None,
     user_location: Mapping[str, str] | None = None,
     dynamic_filtering: bool = False,
@@ -39,7 +40,8 @@ def native_web_search(
     Args:
         allowed_domains: search only these domains (subdomains included) or path
             prefixes such as ``"example.com/docs"``. ASCII, no scheme, ``*`` only in
-            the path.
+            the path. An empty list is an error (it would lift the restriction); leave
+            the argument out for an unfiltered search.
         blocked_domains: never search these. Not together with ``allowed_domains``.
             OpenAI does not document blocklists: audit the result.
         max_uses: at most this many searches per request (Anthropic only; others
@@ -61,6 +63,17 @@ def native_web_search(
         )
     allowed = parse_rules(allowed_domains, argument="allowed_domains")
     blocked = parse_rules(blocked_domains, argument="blocked_domains")
+    for name, given, rules in (
+        ("allowed_domains", allowed_domains, allowed),
+        ("blocked_domains", blocked_domains, blocked),
+    ):
+        # The default is the empty tuple; an empty list passed on purpose is most
+        # likely a computed list that came out empty, and would lift the restriction.
+        if not rules and given is not _UNSET and not isinstance(given, tuple):
+            raise ValueError(
+                f"{name} is an empty {type(given).__name__}: an empty list would search "
+                f"every domain. Pass the domains, or leave {name} out for an unfiltered search."
+            )
     if allowed and blocked:
         raise ValueError(
             "native_web_search() takes allowed_domains or blocked_domains, not both "

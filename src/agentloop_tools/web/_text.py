@@ -186,6 +186,8 @@ def _read_token(token: str, mentions: bool, found: list[Found]) -> None:
             end = _link_end(token, start)
             if authority_start >= end:
                 continue  # a scheme alone ("https:") is not a link
+            if token.startswith("//", start) and not _dotted_authority(token, start + 2, end):
+                continue  # "//comment" in code is not a link to a host named "comment"
             link = token[start:end]
             link_end = end
             authority = _AUTHORITY_END.search(token, authority_start, end)
@@ -290,6 +292,12 @@ def _link_starts(token: str) -> list[tuple[int, int]]:
         www = lowered.find("www.", www + 4)
     starts.sort()
     return starts
+
+
+def _dotted_authority(token: str, start: int, end: int) -> bool:
+    authority = _AUTHORITY_END.search(token, start, end)
+    host = token[start : authority.start() if authority else end]
+    return "." in host or "[" in host
 
 
 def _link_end(token: str, start: int) -> int:
