@@ -149,7 +149,7 @@ class AgentloopSession:
         self._default_policy_read = False
         self._policy_origin = "the ini file"
         self._matcher: BodyMatcher | None = None
-        self._ssl_context: Any = None
+        self._replay_clients: dict[str, Any] = {}
         self.current: pytest.Item | None = None
         self.records: list[dict[str, Any]] = []
         _refuse_recording_in_ci(config)
@@ -313,18 +313,32 @@ class AgentloopSession:
         return self._matcher
 
     def replay_client(self, provider: str) -> Any:
-        """An HTTP client for replay: one TLS context for the whole run, not one per test."""
-        import ssl
+        """The HTTP client replayed agents share: made once per run, not once per test.
 
-        if self._ssl_context is None:
-            self._ssl_context = ssl.create_default_context()
-        if provider == "anthropic":
-            import httpx2
+        Replay never reaches the network (vcrpy answers at the transport), so one
+        client, and one TLS context, serve every test; they are closed at the end.
+        """
+        kind = "httpx2" if provider == "anthropic" else "httpx"
+        client = self._replay_clients.get(kind)
+        if client is None:
+            import ssl
 
-            return httpx2.Client(verify=self._ssl_context, trust_env=False)
-        import httpx
+            context = ssl.create_default_context()
+            if kind == "httpx2":
+                import httpx2
 
-        return httpx.Client(verify=self._ssl_context, trust_env=False)
+                client = httpx2.Client(verify=context, trust_env=False)
+            else:
+                import httpx
+
+                client = httpx.Client(verify=context, trust_env=False)
+            self._replay_clients[kind] = client
+        return client
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        for client in self._replay_clients.values():
+            client.close()
+        self._replay_clients.clear()
 
     def default_policy(self) -> DomainPolicy | None:
         if not self._default_policy_read:
@@ -445,7 +459,6 @@ def agentloop_agent(
     session = _session(request.config)
     state = cassette_state(request)
     agents: list[Agent] = []
-    clients: list[Any] = []
 
     def build(
         tools: Sequence[ToolSpec | HostedTool] = (),
@@ -481,7 +494,6 @@ def agentloop_agent(
             _require_keys(chosen, request)
         if state == "replaying" and http_client is None:
             http_client = session.replay_client(chosen)
-            clients.append(http_client)
         user_observer = agent_kwargs.pop("observer", None)
         observer = (
             agentloop_evidence.observer
@@ -499,8 +511,6 @@ def agentloop_agent(
     finally:
         for agent in agents:
             agent.close()
-        for client in clients:
-            client.close()
 
 
 # --- helpers -------------------------------------------------------------------
