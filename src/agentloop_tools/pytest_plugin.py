@@ -210,7 +210,18 @@ class AgentloopSession:
         if call.when == "call":
             evidence = _evidence_of(item)
             if evidence is not None and evidence.transcripts:
-                report.user_properties.append((_PROPERTY, self._record(item, evidence, report)))
+                # The full record only when a report file is asked for; counts otherwise.
+                wanted = self.config.getoption("agentloop_report") or self.config.getoption(
+                    "agentloop_report_html"
+                )
+                record: dict[str, Any] = (
+                    self._record(item, evidence, report)
+                    if wanted
+                    else {"test": item.nodeid, "outcome": report.outcome}
+                )
+                record["conversation_count"] = len(evidence.transcripts)
+                record["violation_count"] = item.stash.get(_VIOLATIONS, 0)
+                report.user_properties.append((_PROPERTY, record))
         return report
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -224,9 +235,9 @@ class AgentloopSession:
         """See https://docs.pytest.org/en/stable/reference/reference.html#pytest.hookspec.pytest_terminal_summary"""
         if not self.records:
             return
-        conversations = sum(len(r["conversations"]) for r in self.records)
-        violations = [len(c["violations"]) for r in self.records for c in r["conversations"]]
-        breached = sum(1 for r in self.records if any(c["violations"] for c in r["conversations"]))
+        conversations = sum(r["conversation_count"] for r in self.records)
+        violations = [r["violation_count"] for r in self.records]
+        breached = sum(1 for count in violations if count)
         terminalreporter.write_sep("-", "agentloop-tools")
         terminalreporter.write_line(
             f"{len(self.records)} test(s) with agent evidence, {conversations} conversation(s); "
@@ -408,6 +419,7 @@ class AgentloopSession:
             for index, transcript in enumerate(evidence.transcripts)
             for violation in policy.audit(transcript)
         ]
+        item.stash[_VIOLATIONS] = len(found)
         if found:
             source = "the domain_policy marker" if _marker_policy(item) else self._policy_origin
             report = violation_report(found, policy, several=len(evidence.transcripts) > 1)
@@ -516,6 +528,7 @@ def agentloop_agent(
 # --- helpers -------------------------------------------------------------------
 
 _EVIDENCE = pytest.StashKey["AgentloopEvidence"]()
+_VIOLATIONS = pytest.StashKey[int]()
 
 
 def _session(config: pytest.Config) -> AgentloopSession:
