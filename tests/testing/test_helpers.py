@@ -209,3 +209,11 @@ def test_since_reads_one_turn(answered: Transcript) -> None:
         assert_cited(answered, "python.org", since=-1)
     with pytest.raises(TypeError, match="since must be a message index"):
         assert_cited(answered, "z.example", since="last")  # type: ignore[arg-type]
+
+
+def test_empty_evidence_says_how_to_capture_conversations() -> None:
+    for helper in (assert_cited, assert_searched, assert_not_cited):
+        with pytest.raises(EvidenceAssertionError, match="No conversation was captured"):
+            helper(AgentloopEvidence(), "python.org")
+    with pytest.raises(EvidenceAssertionError, match="observer=agentloop_evidence.observer"):
+        assert_no_violations(AgentloopEvidence(), DomainPolicy.allow(["python.org"]))

@@ -247,6 +247,12 @@ def _conversations(transcript: Evidence, since: int) -> list[_Conversation]:
         transcripts: list[Any] = list(transcript.transcripts)
     else:
         transcripts = [transcript]
+    if not transcripts:
+        raise EvidenceAssertionError(
+            "No conversation was captured in agentloop_evidence, so there is nothing to check. "
+            "Build agents with the agentloop_agent fixture, or pass "
+            "observer=agentloop_evidence.observer to agents you build yourself."
+        )
     conversations = []
     for item in transcripts:
         messages = messages_of(item)
