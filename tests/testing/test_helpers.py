@@ -215,5 +215,5 @@ def test_empty_evidence_says_how_to_capture_conversations() -> None:
     for helper in (assert_cited, assert_searched, assert_not_cited):
         with pytest.raises(EvidenceAssertionError, match="No conversation was captured"):
             helper(AgentloopEvidence(), "python.org")
-    with pytest.raises(EvidenceAssertionError, match="observer=agentloop_evidence.observer"):
+    with pytest.raises(EvidenceAssertionError, match=r"observer=agentloop_evidence\.observer"):
         assert_no_violations(AgentloopEvidence(), DomainPolicy.allow(["python.org"]))
