@@ -443,7 +443,9 @@ def _inputs(
             found += sorted(
                 item
                 for item in path.rglob("*")
-                if item.is_file() and item.suffix.lower() in suffixes
+                if item.is_file()
+                and item.suffix.lower() in suffixes
+                and not _skipped_directory(item.relative_to(path))
             )
         elif path.is_file():
             if keep_any_file or path.suffix.lower() in suffixes:
@@ -455,6 +457,14 @@ def _inputs(
         else:
             raise UsageProblem(f"{path}: no such file or directory.")
     return found
+
+
+def _skipped_directory(relative: Path) -> bool:
+    """Hidden folders (.git, .venv), node_modules and __pycache__ are not searched."""
+    return any(
+        part.startswith(".") or part in ("node_modules", "__pycache__", "site-packages")
+        for part in relative.parts[:-1]
+    )
 
 
 def _progress(paths: list[Path], command: str) -> list[Path]:

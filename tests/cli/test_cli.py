@@ -244,3 +244,13 @@ def test_help_shows_examples() -> None:
     assert "agentloop-tools audit cassettes/ --allow python.org" in result.stdout
     assert run("audit", "--help").returncode == 0
     assert run().returncode == 2
+
+
+def test_directories_skip_hidden_and_vendored_folders(tmp_path: Path) -> None:
+    hidden = tmp_path / ".venv" / "lib"
+    hidden.mkdir(parents=True)
+    (hidden / "leak.json").write_text('{"k": "' + KEY + '"}')
+    (tmp_path / "node_modules").mkdir()
+    (tmp_path / "node_modules" / "x.yaml").write_text("key: " + KEY)
+    assert run("scan", tmp_path).returncode == 0
+    assert run("scan", hidden / "leak.json").returncode == 1, "a file named is always read"
