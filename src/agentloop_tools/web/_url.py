@@ -42,7 +42,10 @@ _PLAIN_HOST_PREFIX = re.compile(
     r"(?:[Hh][Tt][Tt][Pp][Ss]?://)?((?:[A-Za-z0-9_-]+\.)+[A-Za-z_][A-Za-z0-9_-]*)(?=[/?#]|$)"
 )
 _SLASHES = re.compile(r"/{2,}")
-_MAPPED_IPV4 = re.compile(r"^\[::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})\]$")
+# IPv6 forms that carry an IPv4 address in their last 32 bits and reach it:
+# IPv4-mapped (::ffff:0:0/96), IPv4-compatible (::/96, deprecated but routed by some
+# stacks) and the NAT64 well-known prefix (64:ff9b::/96).
+_EMBEDDED_IPV4 = re.compile(r"^\[(?:::ffff:|::|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})\]$")
 
 
 class Location(NamedTuple):
@@ -157,7 +160,7 @@ def refang(text: str) -> str:
 
 
 def _mapped_ipv4(hostname: str) -> tuple[str, ...]:
-    match = _MAPPED_IPV4.match(hostname)
+    match = _EMBEDDED_IPV4.match(hostname)
     if match is None:
         return ()
     high, low = (int(group, 16) for group in match.groups())
