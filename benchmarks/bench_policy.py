@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
+from functools import partial
 
 from agentloop import Transcript
 from agentloop.transcript import TextPart
@@ -68,7 +69,7 @@ WORDS = [
 def domains(count: int, seed: int) -> list[str]:
     rng = random.Random(seed)
     tlds = ["com", "org", "net", "io", "co.uk", "de", "jp"]
-    names = set()
+    names: set[str] = set()
     while len(names) < count:
         label = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(5, 12)))
         names.add(f"{label}.{rng.choice(tlds)}")
@@ -95,6 +96,10 @@ def answer_text(size: int, hosts: list[str], seed: int) -> str:
     return "".join(chunks)
 
 
+def _permits_all(policy: DomainPolicy, urls: list[str]) -> list[bool]:
+    return [policy.permits(url) for url in urls]
+
+
 def best_of(repeats: int, action: Callable[[], object]) -> float:
     times = []
     for _ in range(repeats):
@@ -116,7 +121,7 @@ def main() -> None:
     for mode in ("allow", "block"):
         for rules in (small, big):
             policy = DomainPolicy.allow(rules) if mode == "allow" else DomainPolicy.block(rules)
-            elapsed = best_of(5, lambda policy=policy: [policy.permits(url) for url in urls])
+            elapsed = best_of(5, partial(_permits_all, policy, urls))
             per_url = elapsed / len(urls) * 1e6
             print(f"permits, {mode}, {len(rules):>7,} rules: {per_url:.2f} us/URL")
 
@@ -129,7 +134,7 @@ def main() -> None:
     for mode in ("allow", "block"):
         for rules in (small, big):
             policy = DomainPolicy.allow(rules) if mode == "allow" else DomainPolicy.block(rules)
-            elapsed = best_of(7, lambda policy=policy: policy.audit(transcript))
+            elapsed = best_of(7, partial(policy.audit, transcript))
             found = len(policy.audit(transcript))
             results[(mode, len(rules))] = elapsed
             print(
@@ -154,7 +159,7 @@ def main() -> None:
     for name, hostile_text in hostile.items():
         hostile_transcript = Transcript()
         hostile_transcript.add_assistant_message([TextPart(text=hostile_text)])
-        elapsed = best_of(1, lambda t=hostile_transcript: block.audit(t))
+        elapsed = best_of(1, partial(block.audit, hostile_transcript))
         print(f"hostile text, {name}: {elapsed * 1000:.0f} ms for {len(hostile_text):,} chars")
 
 

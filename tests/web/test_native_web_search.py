@@ -193,7 +193,7 @@ def test_openai_receives_the_filter_through_the_real_adapter() -> None:
     assert sent[0]["include"] == ["web_search_call.action.sources"]
 
 
-@pytest.mark.parametrize("empty", [[], set(), (d for d in [])])
+@pytest.mark.parametrize("empty", [[], set(), iter(())])
 def test_an_empty_list_passed_on_purpose_is_refused(empty: object) -> None:
     with pytest.raises(ValueError, match="an empty list would search every domain"):
         native_web_search(allowed_domains=empty)  # type: ignore[arg-type]
