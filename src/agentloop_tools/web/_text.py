@@ -35,6 +35,9 @@ _SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0
 _BEFORE_SCHEME_RELATIVE = frozenset("([<'=*_~|,")
 _NOT_BEFORE_WWW = _SCHEME_CHARS | frozenset("/@\\")
 _AUTHORITY_END = re.compile(r"[/\\?#]")
+# What GFM's autolinker ends a domain at: anything but ASCII letters, digits and the
+# few characters an authority may hold (userinfo, port, IPv6 brackets, escapes).
+_HOST_STOP = re.compile(r"[^A-Za-z0-9._~%:@\[\]!$&'()*+,;=-]")
 
 # CJK and full-width punctuation ends a link: Chinese and Japanese text puts no
 # space between a URL and the next word. Full stops stay: inside a host they
@@ -173,8 +176,9 @@ def _read_token(token: str, mentions: bool, found: list[Found]) -> None:
                 authority_start += 1
             if authority_start < end:
                 authority = _AUTHORITY_END.search(token, authority_start, end)
-                authorities.append((start, authority.start() if authority else end))
-                found.append(Found(start, end, token[start:end], "url", (token[start:end],)))
+                authority_end = authority.start() if authority else end
+                authorities.append((start, authority_end))
+                found.append(_link(token, start, end, authority_start, authority_end))
             if mentions:
                 _read_mentions_between(token, authorities, found)
             return
@@ -188,13 +192,23 @@ def _read_token(token: str, mentions: bool, found: list[Found]) -> None:
                 continue  # a scheme alone ("https:") is not a link
             if token.startswith("//", start) and not _dotted_authority(token, start + 2, end):
                 continue  # "//comment" in code is not a link to a host named "comment"
-            link = token[start:end]
             link_end = end
             authority = _AUTHORITY_END.search(token, authority_start, end)
-            authorities.append((start, authority.start() if authority else end))
-            found.append(Found(start, end, link, "url", (link,)))
+            authority_end = authority.start() if authority else end
+            authorities.append((start, authority_end))
+            found.append(_link(token, start, end, authority_start, authority_end))
     if mentions:
         _read_mentions_between(token, authorities, found)
+
+
+def _link(token: str, start: int, end: int, host_start: int, host_end: int) -> Found:
+    """A link, read as written and, when its host runs into text that linkifiers end a
+    domain at (an emoji, CJK text, a symbol), also as a renderer would link it."""
+    written = token[start:end]
+    stop = _HOST_STOP.search(token, host_start, host_end)
+    if stop is None or stop.start() == host_start:
+        return Found(start, end, written, "url", (written,))
+    return Found(start, end, written, "url", (written, token[start : stop.start()]))
 
 
 def _single_url_start(token: str) -> int | None:
