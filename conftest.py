@@ -1,7 +1,8 @@
 """Repository-wide pytest configuration: Hypothesis profiles.
 
 ``HYPOTHESIS_PROFILE=ci`` (set by .ci/run) derandomizes Hypothesis so a CI run is
-reproducible; locally the default profile explores new examples every run.
+reproducible; locally the default profile explores new examples every run, and
+``thorough`` searches much longer.
 """
 
 import os
@@ -12,4 +13,6 @@ settings.register_profile(
     "ci", derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.register_profile("default", deadline=None)
+# For a deeper search by hand: HYPOTHESIS_PROFILE=thorough ./dev test tests/web
+settings.register_profile("thorough", max_examples=3000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))

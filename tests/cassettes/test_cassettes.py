@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import example, given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 from vcr.request import Request
 
@@ -34,6 +34,8 @@ def request(body: object, uri: str = "https://api.anthropic.com/v1/messages") ->
 def test_no_secret_survives_scrubbing_anywhere_in_a_request(
     secret: str, prefix: str, suffix: str
 ) -> None:
+    # A value inside the placeholder's own text ("ANTHROPI") would "survive" trivially.
+    assume(secret not in placeholder("ANTHROPIC_API_KEY"))
     scrubber = Scrubber({"ANTHROPIC_API_KEY": secret})
     live = Request(
         "POST",
@@ -62,6 +64,7 @@ def test_the_placeholder_stands_where_the_key_was(secret: str, prefix: str, suff
 
 @given(secret=SECRETS)
 def test_no_secret_survives_in_a_response(secret: str) -> None:
+    assume(secret not in placeholder("OPENAI_API_KEY"))
     scrubber = Scrubber({"OPENAI_API_KEY": secret})
     response = {
         "status": {"code": 200, "message": "OK"},

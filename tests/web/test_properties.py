@@ -182,6 +182,8 @@ def test_the_quick_host_agrees_with_the_parser(url: str) -> None:
 
 
 @given(entry=st.text(st.sampled_from("abcxyz019.-_*/:@[]%~ ."), max_size=20))
+@example(entry="0/%00")
+@example(entry="a.com/x%2Fy")
 def test_every_accepted_rule_covers_itself(entry: str) -> None:
     try:
         rule = parse_rule(entry)

@@ -11,10 +11,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from urllib.parse import unquote
 
 from ada_url import HostType, idna_to_ascii, parse_url
 
-from agentloop_tools.web._url import normalize_host, path_readings, remove_dot_segments
+from agentloop_tools.web._url import normalize_host, path_readings
 
 # Plain lower-case LDH names skip the URL parser: building a policy from 100,000
 # domains must stay well under a second. A numeric last label is an IPv4 address
@@ -46,20 +47,33 @@ class Rule:
     host: str
     path: str | None = None
     is_ip: bool = False
-    _allow: re.Pattern[str] | None = field(default=None, repr=False, compare=False)
-    _block: re.Pattern[str] | None = field(default=None, repr=False, compare=False)
+    # Patterns for the rule's two readings (as written, fully decoded): see path_readings.
+    _allow: tuple[re.Pattern[str], re.Pattern[str]] | None = field(
+        default=None, repr=False, compare=False
+    )
+    _block: tuple[re.Pattern[str], re.Pattern[str]] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     def admits_path(self, path: str) -> bool:
-        """Allowlist reading: every reading of the path is under the rule, segment by segment."""
+        """Allowlist reading: each reading of the path is under the rule's same reading,
+        segment by segment (the WHATWG path under the rule as written, the decoded path
+        under the rule decoded)."""
         if self._allow is None:
             return True
-        return all(self._allow.match(reading) for reading in path_readings(path))
+        plain, decoded = path_readings(path)
+        return bool(self._allow[0].match(plain) and self._allow[1].match(decoded))
 
     def blocks_path(self, path: str) -> bool:
-        """Blocklist reading: any reading of the path starts with the rule, in any case."""
+        """Blocklist reading: any reading of the path starts with any reading of the rule,
+        in any case."""
         if self._block is None:
             return True
-        return any(self._block.match(reading.lower()) for reading in path_readings(path))
+        return any(
+            pattern.match(reading.lower())
+            for reading in path_readings(path)
+            for pattern in self._block
+        )
 
 
 def parse_rules(entries: object, *, argument: str) -> tuple[Rule, ...]:
@@ -159,10 +173,10 @@ def _parse_host(host_part: str, refuse: _Refuse) -> tuple[str, bool]:
 def _with_path(entry: str, host: str, is_ip: bool, path: str, refuse: _Refuse) -> Rule:
     if "//" in path:
         raise refuse("has an empty path segment ('//')", "Write the path with single slashes.")
-    readings = set(path_readings(path))
-    if any(remove_dot_segments(reading) != reading for reading in readings):
+    written = unquote(path, errors="replace").replace("\\", "/")
+    if any(segment in (".", "..") for segment in written.split("/")):
         raise refuse("has '.' or '..' path segments", "Write the path it means.")
-    plain = path_readings(path)[0]
+    plain, decoded = path_readings(path)
     if plain == "/":
         return Rule(entry, host, is_ip=is_ip)
     return Rule(
@@ -170,8 +184,8 @@ def _with_path(entry: str, host: str, is_ip: bool, path: str, refuse: _Refuse) -
         host,
         path=plain,
         is_ip=is_ip,
-        _allow=re.compile(_allow_pattern(plain)),
-        _block=re.compile(_block_pattern(plain)),
+        _allow=(re.compile(_allow_pattern(plain)), re.compile(_allow_pattern(decoded))),
+        _block=(re.compile(_block_pattern(plain)), re.compile(_block_pattern(decoded))),
     )
 
 
