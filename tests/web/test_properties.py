@@ -192,3 +192,38 @@ def test_every_accepted_rule_covers_itself(entry: str) -> None:
     target = entry.replace("*", "x")
     assert DomainPolicy.allow([entry]).match(target) == rule.text
     assert DomainPolicy.block([entry]).match(target) == rule.text
+
+
+RAW = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=30)
+    | st.sampled_from(["text", "web_search_tool_result", "web_fetch_tool_result", "message",
+                       "web_search_call", "open_page", "url_citation", "https://a.example/"]),
+    lambda children: st.lists(children, max_size=4)
+    | st.dictionaries(
+        st.sampled_from(["type", "url", "title", "content", "citations", "action", "sources",
+                         "annotations", "tool_use_id", "caller"]),
+        children,
+        max_size=5,
+    ),
+    max_leaves=20,
+)  # fmt: skip
+
+
+@given(blocks=st.lists(RAW.filter(lambda block: isinstance(block, dict)), max_size=6))
+def test_readers_never_raise_on_unrecognised_provider_blocks(
+    blocks: list[dict[str, object]],
+) -> None:
+    from agentloop import Origin
+    from agentloop.transcript import TextPart
+
+    from agentloop_tools.web import citations, sources
+
+    transcript = Transcript()
+    transcript.add_user_message("q")
+    origin = Origin(provider="anthropic", api="messages", model="m", raw=tuple(blocks))
+    transcript.add_assistant_message([TextPart(text="answer")], origin=origin)
+    found = sources(transcript)
+    assert all(isinstance(source.url, str) and source.url for source in found)
+    citations(transcript)
+    for policy in (DomainPolicy.allow(["a.example"]), DomainPolicy.block(["a.example"])):
+        policy.audit(transcript)
