@@ -186,3 +186,33 @@ def test_redaction_hides_known_values_and_key_shapes() -> None:
     assert redact("key sk-ant-api03-" + "q" * 30 + " and hunter2hunter2", ["hunter2hunter2"]) == (
         "key [redacted] and [redacted]"
     )
+
+
+CASSETTE_NOISE = st.one_of(
+    st.text(max_size=300),
+    st.builds(
+        lambda uri, status, body: serializer.serialize(cassette("{}", body)).replace(
+            "https://api.openai.com/v1/responses", uri
+        ).replace("code: 200", f"code: {status}"),
+        st.sampled_from(["https://api.anthropic.com/v1/messages", "https://api.openai.com/v1/responses",
+                         "https://x.example/other"]),
+        st.sampled_from([200, 204, 429, 500]),
+        st.one_of(st.text(max_size=200), JSON.map(json.dumps),
+                  st.just("event: message_start\ndata: {\"type\":\"message_start\"}\n\n"),
+                  st.just("data: {\"type\":\"response.created\"}\n\ndata: [DONE]\n\n")),
+    ),
+)  # fmt: skip
+
+
+@given(content=CASSETTE_NOISE)
+def test_the_reader_never_raises_on_odd_cassettes(content: str, tmp_path_factory: Any) -> None:
+    from agentloop_tools.cassettes import Reader, read_transcript_file
+
+    folder = tmp_path_factory.mktemp("odd")
+    for name in ("odd.yaml", "odd.jsonl", "odd.json"):
+        path = folder / name
+        path.write_text(content, encoding="utf-8")
+        reading = Reader().read(path) if name.endswith(".yaml") else read_transcript_file(path)
+        for problem in reading.problems:
+            assert problem.path == str(path)
+            assert problem.reason
