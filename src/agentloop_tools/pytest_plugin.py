@@ -179,7 +179,8 @@ class AgentloopSession:
         self.current = item
         problem = None
         try:
-            _marker_policy(item)  # a malformed marker errors now, whatever the test does
+            # Read once, here: a malformed marker errors now, whatever the test does.
+            item.stash[_MARKER_POLICY] = _marker_policy(item)
         except pytest.UsageError as error:
             problem = str(error)
         if problem is not None:
@@ -269,7 +270,7 @@ class AgentloopSession:
     ) -> dict[str, Any]:
         from agentloop_tools import _report
 
-        marker = _marker_policy(item)
+        marker = item.stash.get(_MARKER_POLICY, None)
         policy = marker or self.default_policy()
         origin = "the domain_policy marker" if marker else (self._policy_origin if policy else None)
         cassette = getattr(item, "funcargs", {}).get("vcr")
@@ -409,7 +410,8 @@ class AgentloopSession:
         evidence = _evidence_of(item)
         if evidence is None or not evidence.transcripts:
             return
-        policy = _marker_policy(item) or self.default_policy()
+        marker = item.stash.get(_MARKER_POLICY, None)
+        policy = marker or self.default_policy()
         if policy is None:
             return
         from agentloop_tools.testing._assertions import violation_report
@@ -421,7 +423,7 @@ class AgentloopSession:
         ]
         item.stash[_VIOLATIONS] = len(found)
         if found:
-            source = "the domain_policy marker" if _marker_policy(item) else self._policy_origin
+            source = "the domain_policy marker" if marker else self._policy_origin
             report = violation_report(found, policy, several=len(evidence.transcripts) > 1)
             pytest.fail(f"{report}\n(policy from {source})", pytrace=False)
 
@@ -529,6 +531,7 @@ def agentloop_agent(
 
 _EVIDENCE = pytest.StashKey["AgentloopEvidence"]()
 _VIOLATIONS = pytest.StashKey[int]()
+_MARKER_POLICY = pytest.StashKey["DomainPolicy | None"]()
 
 
 def _session(config: pytest.Config) -> AgentloopSession:

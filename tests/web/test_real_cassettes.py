@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 import yaml
 
+from agentloop_tools.testing import AgentloopEvidence
 from agentloop_tools.web import DomainPolicy, citations, sources
 from agentloop_tools.web._url import locate
 from tests.providers import read_responses
@@ -124,13 +125,8 @@ def test_every_real_cassette_reads_whole_including_streams(name: str) -> None:
 
     reading = read_cassette(FOLDER / name)
     assert reading.problems == []
-    seen: set[str] = set()
-    found_sources = []
+    evidence = AgentloopEvidence()
     for transcript in reading.transcripts:
-        for source in sources(transcript):
-            if source.url not in seen:
-                seen.add(source.url)
-                found_sources.append(source.url)
-    found_citations = [c.url for t in reading.transcripts for c in citations(t)]
-    assert found_sources == ORACLES[name]["all_sources"]
-    assert found_citations == ORACLES[name]["all_citations"]
+        evidence.add(transcript)
+    assert [s.url for s in evidence.sources()] == ORACLES[name]["all_sources"]
+    assert [c.url for c in evidence.citations()] == ORACLES[name]["all_citations"]

@@ -175,10 +175,7 @@ def _read_token(token: str, mentions: bool, found: list[Found]) -> None:
             while authority_start < end and token[authority_start] in "/\\":
                 authority_start += 1
             if authority_start < end:
-                authority = _AUTHORITY_END.search(token, authority_start, end)
-                authority_end = authority.start() if authority else end
-                authorities.append((start, authority_end))
-                found.append(_link(token, start, end, authority_start, authority_end))
+                _add_link(token, start, end, authority_start, authorities, found)
             if mentions:
                 _read_mentions_between(token, authorities, found)
             return
@@ -193,22 +190,33 @@ def _read_token(token: str, mentions: bool, found: list[Found]) -> None:
             if token.startswith("//", start) and not _dotted_authority(token, start + 2, end):
                 continue  # "//comment" in code is not a link to a host named "comment"
             link_end = end
-            authority = _AUTHORITY_END.search(token, authority_start, end)
-            authority_end = authority.start() if authority else end
-            authorities.append((start, authority_end))
-            found.append(_link(token, start, end, authority_start, authority_end))
+            _add_link(token, start, end, authority_start, authorities, found)
     if mentions:
         _read_mentions_between(token, authorities, found)
 
 
-def _link(token: str, start: int, end: int, host_start: int, host_end: int) -> Found:
-    """A link, read as written and, when its host runs into text that linkifiers end a
-    domain at (an emoji, CJK text, a symbol), also as a renderer would link it."""
+def _add_link(
+    token: str,
+    start: int,
+    end: int,
+    host_start: int,
+    authorities: list[tuple[int, int]],
+    found: list[Found],
+) -> None:
+    """Record a link and where its own host is written.
+
+    The link is read as written and, when its host runs into text that linkifiers end
+    a domain at (an emoji, CJK text, a symbol), also as a renderer would link it.
+    """
+    authority = _AUTHORITY_END.search(token, host_start, end)
+    host_end = authority.start() if authority else end
+    authorities.append((start, host_end))
     written = token[start:end]
     stop = _HOST_STOP.search(token, host_start, host_end)
     if stop is None or stop.start() == host_start:
-        return Found(start, end, written, "url", (written,))
-    return Found(start, end, written, "url", (written, token[start : stop.start()]))
+        found.append(Found(start, end, written, "url", (written,)))
+    else:
+        found.append(Found(start, end, written, "url", (written, token[start : stop.start()])))
 
 
 def _single_url_start(token: str) -> int | None:
