@@ -37,19 +37,70 @@ def policy_file(path: Path) -> DomainPolicy:
 
 
 def policy_from(table: dict[str, Any], where: str) -> DomainPolicy:
+    """The policy of a ``[tool.agentloop-tools]``-style table (``allow`` or ``block``)."""
+    policy = build_policy(where, allow=table.get("allow"), block=table.get("block"))
+    if policy is None:
+        raise ConfigError(f"{where}: no allow = [...] or block = [...] list.")
+    return policy
+
+
+def build_policy(
+    where: str,
+    *,
+    allow: object = None,
+    block: object = None,
+    policy: object = None,
+    names: tuple[str, str, str] = ("allow", "block", "policy"),
+) -> DomainPolicy | None:
+    """The one way configuration becomes a policy: ini keys, pyproject, marker, command line.
+
+    ``None`` means "not given"; nothing given at all is ``None`` (no policy). Anything
+    else that is not exactly one valid list raises :class:`ConfigError` naming ``where``,
+    the entry and the fix, so a mistake can never leave a run without its policy.
+
+    Args:
+        where: how the user names this place ("ini key agentloop_block_domains", ...).
+        allow: an allowlist as given. block: a blocklist. policy: a DomainPolicy.
+        names: how ``where`` spells the three settings, for messages.
+    """
     from agentloop_tools.web import DomainPolicy
 
-    allow, block = table.get("allow"), table.get("block")
-    if allow and block:
-        raise ConfigError(f"{where}: set allow or block, not both.")
+    settings = zip(("allow", "block", "policy"), names, (allow, block, policy), strict=True)
+    given = [(kind, name, value) for kind, name, value in settings if value is not None]
+    if not given:
+        return None
+    if len(given) > 1:
+        both = " and ".join(name for _, name, _ in given)
+        raise ConfigError(
+            f"{where}: {both} are both set; a policy is an allowlist or a blocklist. Keep one."
+        )
+    [(kind, name, value)] = given
+    if kind == "policy":
+        if not isinstance(value, DomainPolicy):
+            raise ConfigError(
+                f"{where}: {name} must be a DomainPolicy such as "
+                f"DomainPolicy.allow(['python.org']), got {value!r}."
+            )
+        return value
+    if isinstance(value, str | bytes):
+        raise ConfigError(
+            f"{where}: {name} must be a list of domains, not the single string {value!r}; "
+            f"write {name if name.endswith('=') else ''}[{value!r}]."
+        )
+    build = DomainPolicy.allow if kind == "allow" else DomainPolicy.block
     try:
-        if allow:
-            return DomainPolicy.allow(allow)
-        if block:
-            return DomainPolicy.block(block)
+        return build(value)  # type: ignore[arg-type]
     except (ValueError, TypeError) as error:
-        raise ConfigError(f"{where}: {error}") from None
-    raise ConfigError(f"{where}: no allow = [...] or block = [...] list.")
+        raise ConfigError(f"{where}: {_in_our_words(str(error))}") from None
+
+
+def _in_our_words(message: str) -> str:
+    # DomainPolicy's messages name its own API; here the user wrote a setting.
+    for api in ("DomainPolicy.allow()", "DomainPolicy.block()"):
+        message = message.replace(api, "the list")
+    for api in ("DomainPolicy.allow", "DomainPolicy.block"):
+        message = message.replace(f"{api} entry", "entry").replace(f"{api} entries", "entries")
+    return message
 
 
 def nearest_pyproject(start: Path) -> Path | None:

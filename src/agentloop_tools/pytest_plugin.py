@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import shlex
 from collections.abc import Callable, Generator, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol
 
 import pytest
 
@@ -130,8 +130,9 @@ def pytest_configure(config: pytest.Config) -> None:
     """See https://docs.pytest.org/en/stable/reference/reference.html#pytest.hookspec.pytest_configure"""
     config.addinivalue_line(
         "markers",
-        "domain_policy(*, allow=None, block=None, policy=None): audit everything this test's "
-        f"agents did against a domain policy; a violation fails the test. See {DOCS}.",
+        "domain_policy(*, allow=None, block=None, policy=None, require_evidence=True): audit "
+        "everything this test's agents did against a domain policy; a violation, or no agent "
+        f"evidence at all, fails the test. See {DOCS}.",
     )
     config.pluginmanager.register(AgentloopSession(config), "agentloop-tools-session")
 
@@ -145,9 +146,10 @@ class AgentloopSession:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.provider = _default_provider(config)
-        self._default_policy: DomainPolicy | None = None
-        self._default_policy_read = False
-        self._policy_origin = "the ini file"
+        # Read now: a bad list stops the run before any test, never half-way through it.
+        self.default_policy, self.policy_origin = _default_policy(config)
+        _prepare_report_paths(config)
+        self.unaudited: list[str] = []
         self._matcher: BodyMatcher | None = None
         self._replay_clients: dict[str, Any] = {}
         self.current: pytest.Item | None = None
@@ -164,27 +166,38 @@ class AgentloopSession:
             f"record-mode={record_mode}, default policy={policy}"
         )
 
+    @pytest.hookimpl(tryfirst=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
-        """A domain_policy marker brings the evidence fixture, so there is something to audit."""
+        """Read every domain_policy marker before any test runs: one bad marker stops the run.
+
+        A marker also brings the evidence fixture, so there is something to audit.
+        """
+        problems = []
         for item in items:
-            if (
-                isinstance(item, pytest.Function)
-                and item.get_closest_marker("domain_policy") is not None
-                and "agentloop_evidence" not in item.fixturenames
-            ):
+            if item.get_closest_marker("domain_policy") is None:
+                continue
+            try:
+                item.stash[_MARKER] = _read_marker(item)
+            except pytest.UsageError as error:
+                problems.append(str(error))
+                continue
+            if isinstance(item, pytest.Function) and "agentloop_evidence" not in item.fixturenames:
                 item.fixturenames.append("agentloop_evidence")
+        if problems:
+            raise pytest.UsageError("\n".join(problems))
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
         self.current = item
-        problem = None
-        try:
-            # Read once, here: a malformed marker errors now, whatever the test does.
-            item.stash[_MARKER_POLICY] = _marker_policy(item)
-        except pytest.UsageError as error:
-            problem = str(error)
-        if problem is not None:
-            pytest.fail(problem, pytrace=False)
+        if item.get_closest_marker("domain_policy") is not None and _MARKER not in item.stash:
+            # An item made after collection (another plugin's): read its marker now.
+            problem = None
+            try:
+                item.stash[_MARKER] = _read_marker(item)
+            except pytest.UsageError as error:
+                problem = str(error)
+            if problem is not None:
+                pytest.fail(problem, pytrace=False)
 
     def pytest_runtest_teardown(self, item: pytest.Item) -> None:
         self.current = None
@@ -199,6 +212,7 @@ class AgentloopSession:
         result = yield
         if in_scope(item):
             _check_unused_interactions(item)
+            self._require_evidence(item)
             self._audit(item)
         return result
 
@@ -234,12 +248,17 @@ class AgentloopSession:
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         """See https://docs.pytest.org/en/stable/reference/reference.html#pytest.hookspec.pytest_terminal_summary"""
-        if not self.records:
+        if not self.records and not self.unaudited:
             return
         conversations = sum(r["conversation_count"] for r in self.records)
         violations = [r["violation_count"] for r in self.records]
         breached = sum(1 for count in violations if count)
         terminalreporter.write_sep("-", "agentloop-tools")
+        for nodeid in self.unaudited:
+            terminalreporter.write_line(
+                f"NOT AUDITED {nodeid}: domain_policy(require_evidence=False) and no agent "
+                "conversation reached the plugin"
+            )
         terminalreporter.write_line(
             f"{len(self.records)} test(s) with agent evidence, {conversations} conversation(s); "
             f"{sum(violations)} domain policy violation(s) in {breached} test(s)"
@@ -270,9 +289,9 @@ class AgentloopSession:
     ) -> dict[str, Any]:
         from agentloop_tools import _report
 
-        marker = item.stash.get(_MARKER_POLICY, None)
-        policy = marker or self.default_policy()
-        origin = "the domain_policy marker" if marker else (self._policy_origin if policy else None)
+        marker = _marker_policy(item)
+        policy = marker or self.default_policy
+        origin = "the domain_policy marker" if marker else (self.policy_origin if policy else None)
         cassette = getattr(item, "funcargs", {}).get("vcr")
         cassette_info = (
             None
@@ -352,66 +371,32 @@ class AgentloopSession:
             client.close()
         self._replay_clients.clear()
 
-    def default_policy(self) -> DomainPolicy | None:
-        if not self._default_policy_read:
-            self._default_policy_read = True
-            allow = self.config.getini("agentloop_allow_domains")
-            block = self.config.getini("agentloop_block_domains")
-            if allow and block:
-                raise pytest.UsageError(
-                    "agentloop_allow_domains and agentloop_block_domains are both set in the "
-                    "ini file; a policy is an allowlist or a blocklist. Keep one."
-                )
-            if allow or block:
-                from agentloop_tools.web import DomainPolicy
-
-                try:
-                    built = DomainPolicy.allow(allow) if allow else DomainPolicy.block(block)
-                except (ValueError, TypeError) as error:
-                    key = "agentloop_allow_domains" if allow else "agentloop_block_domains"
-                    raise pytest.UsageError(f"ini key {key}: {error}") from None
-                self._default_policy = built
-                self._policy_origin = "the ini file"
-            else:
-                self._default_policy = self._pyproject_policy()
-        return self._default_policy
-
-    def _pyproject_policy(self) -> DomainPolicy | None:
-        """[tool.agentloop-tools] in the rootdir's pyproject.toml: the list the CLI uses."""
-        from agentloop_tools._config import ConfigError, policy_from, read_table
-
-        pyproject = self.config.rootpath / "pyproject.toml"
-        if not pyproject.is_file():
-            return None
-        try:
-            table = read_table(pyproject)
-            if table is None:
-                return None
-            self._policy_origin = f"{pyproject.name} [tool.agentloop-tools]"
-            return policy_from(table, f"{pyproject} [tool.agentloop-tools]")
-        except ConfigError as error:
-            raise pytest.UsageError(str(error)) from None
-
     def _policy_summary(self) -> str:
-        allow = self.config.getini("agentloop_allow_domains")
-        block = self.config.getini("agentloop_block_domains")
-        if allow:
-            return f"allow {len(allow)} domain(s)"
-        if block:
-            return f"block {len(block)} domain(s)"
-        if (self.config.rootpath / "pyproject.toml").is_file():
-            policy = self.default_policy()
-            if policy is not None:
-                return f"{policy.mode} {len(policy.domains)} domain(s) from pyproject.toml"
-        return "none"
+        policy = self.default_policy
+        if policy is None:
+            return "none"
+        origin = " from pyproject.toml" if self.policy_origin.startswith("pyproject") else ""
+        return f"{policy.mode} {len(policy.domains)} domain(s){origin}"
+
+    def _require_evidence(self, item: pytest.Item) -> None:
+        """A test marked with a policy must show the plugin what its agents did."""
+        __tracebackhide__ = True
+        marker = item.stash.get(_MARKER, None)
+        evidence = _evidence_of(item)
+        if marker is None or (evidence is not None and evidence.transcripts):
+            return
+        if not marker.require_evidence:
+            self.unaudited.append(item.nodeid)
+            return
+        pytest.fail(_no_evidence_message(item), pytrace=False)
 
     def _audit(self, item: pytest.Item) -> None:
         __tracebackhide__ = True
         evidence = _evidence_of(item)
         if evidence is None or not evidence.transcripts:
             return
-        marker = item.stash.get(_MARKER_POLICY, None)
-        policy = marker or self.default_policy()
+        marker = _marker_policy(item)
+        policy = marker or self.default_policy
         if policy is None:
             return
         from agentloop_tools.testing._assertions import violation_report
@@ -423,7 +408,7 @@ class AgentloopSession:
         ]
         item.stash[_VIOLATIONS] = len(found)
         if found:
-            source = "the domain_policy marker" if marker else self._policy_origin
+            source = "the domain_policy marker" if marker else self.policy_origin
             report = violation_report(found, policy, several=len(evidence.transcripts) > 1)
             pytest.fail(f"{report}\n(policy from {source})", pytrace=False)
 
@@ -445,7 +430,7 @@ def agentloop_evidence(request: pytest.FixtureRequest) -> AgentloopEvidence:
 def agentloop_env(request: pytest.FixtureRequest) -> dict[str, str]:
     """The environment for Agent.from_env: os.environ, with placeholder keys when replaying."""
     session = _session(request.config)
-    state = cassette_state(request)
+    state = cassette_state(request)  # the network guard is the autouse fixture's
     env = dict(os.environ)
     if session.provider:
         env["LLM_PROVIDER"] = session.provider
@@ -456,10 +441,6 @@ def agentloop_env(request: pytest.FixtureRequest) -> dict[str, str]:
         # scripted provider accepts (the guard stops it reaching a real one).
         if state != "recording" or not env.get(variable):
             env[variable] = placeholder(variable)
-    if state == "replaying":
-        _skip_backoff(request)
-    else:
-        _guard_provider_hosts(request, state)
     return env
 
 
@@ -487,9 +468,10 @@ def agentloop_agent(
         env = dict(agentloop_env)
         if provider is not None:
             if provider not in PROVIDERS:
-                raise pytest.UsageError(
+                pytest.fail(
                     f"agentloop_agent(provider={provider!r}): unknown provider; use one of "
-                    f"{', '.join(PROVIDERS)}."
+                    f"{', '.join(PROVIDERS)}.",
+                    pytrace=False,
                 )
             env["LLM_PROVIDER"] = provider
         chosen = env.get("LLM_PROVIDER") or "openrouter"
@@ -531,7 +513,7 @@ def agentloop_agent(
 
 _EVIDENCE = pytest.StashKey["AgentloopEvidence"]()
 _VIOLATIONS = pytest.StashKey[int]()
-_MARKER_POLICY = pytest.StashKey["DomainPolicy | None"]()
+_MARKER = pytest.StashKey["_Marker"]()
 
 
 def _session(config: pytest.Config) -> AgentloopSession:
@@ -574,6 +556,29 @@ def _hooks(value: Any) -> list[Callable[[Any], Any]]:
     if callable(value):
         return [value]
     return list(value)
+
+
+def _prepare_report_paths(config: pytest.Config) -> None:
+    """Make a report's folder now: a path that cannot be written stops the run at start."""
+    from pathlib import Path
+
+    for option, dest in (
+        (REPORT_OPTION, "agentloop_report"),
+        (HTML_REPORT_OPTION, "agentloop_report_html"),
+    ):
+        value = config.getoption(dest)
+        if not value:
+            continue
+        path = Path(value)
+        try:
+            if path.is_dir():
+                raise IsADirectoryError(21, "is a folder; name a file in it")
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise pytest.UsageError(
+                f"{option} {value}: cannot write the report there ({error.strerror}). "
+                "Name a file in a folder you can write to."
+            ) from None
 
 
 def _default_provider(config: pytest.Config) -> str | None:
@@ -626,10 +631,11 @@ def _rerun_command(request: pytest.FixtureRequest, record_mode: str) -> str:
 def _require_keys(provider: str, request: pytest.FixtureRequest) -> None:
     missing = [name for name in KEY_VARIABLES.get(provider, ()) if not os.environ.get(name)]
     if missing:
-        raise pytest.UsageError(
-            f"recording {request.node.nodeid} with provider {provider!r} needs "
+        pytest.fail(
+            f"agentloop-tools: recording {request.node.nodeid} with provider {provider!r} needs "
             f"{' and '.join(missing)} in the environment. Set it, or record from a "
-            f"scripted provider (agentloop_tools.testing.ScriptedProvider); see {DOCS}."
+            f"scripted provider (agentloop_tools.testing.ScriptedProvider); see {DOCS}.",
+            pytrace=False,
         )
 
 
@@ -723,35 +729,108 @@ def _evidence_of(item: pytest.Item) -> AgentloopEvidence | None:
     return item.stash.get(_EVIDENCE, None)
 
 
-def _marker_policy(item: pytest.Item) -> DomainPolicy | None:
-    marker = item.get_closest_marker("domain_policy")
-    if marker is None:
-        return None
-    from agentloop_tools.web import DomainPolicy
+class _Marker(NamedTuple):
+    policy: DomainPolicy
+    require_evidence: bool
 
+
+def _marker_policy(item: pytest.Item) -> DomainPolicy | None:
+    marker = item.stash.get(_MARKER, None)
+    return None if marker is None else marker.policy
+
+
+def _read_marker(item: pytest.Item) -> _Marker:
+    from agentloop_tools._config import ConfigError, build_policy
+
+    marker = item.get_closest_marker("domain_policy")
+    assert marker is not None
     where = f"@pytest.mark.domain_policy on {item.nodeid}"
+    example = "e.g. @pytest.mark.domain_policy(allow=['python.org'])"
     if marker.args:
         raise pytest.UsageError(
-            f"{where}: pass keyword arguments only (allow=[...], block=[...] or policy=...)."
+            f"{where}: pass keyword arguments only (allow=[...], block=[...] or policy=...); "
+            f"{example}."
         )
-    unknown = set(marker.kwargs) - {"allow", "block", "policy"}
-    given = [key for key in ("allow", "block", "policy") if marker.kwargs.get(key) is not None]
-    if unknown or len(given) != 1:
+    options = dict(marker.kwargs)
+    require_evidence = options.pop("require_evidence", True)
+    unknown = set(options) - {"allow", "block", "policy"}
+    if unknown:
         raise pytest.UsageError(
-            f"{where}: pass exactly one of allow=[...], block=[...] or policy=DomainPolicy"
-            + (f"; unknown: {', '.join(sorted(unknown))}" if unknown else "")
-            + "."
+            f"{where}: unknown argument(s) {', '.join(sorted(unknown))}; pass exactly one of "
+            f"allow=[...], block=[...] or policy=DomainPolicy ({example})."
         )
-    key = given[0]
-    value = marker.kwargs[key]
-    if key == "policy":
-        if not isinstance(value, DomainPolicy):
-            raise pytest.UsageError(f"{where}: policy= must be a DomainPolicy, got {value!r}.")
-        return value
+    if not isinstance(require_evidence, bool):
+        raise pytest.UsageError(
+            f"{where}: require_evidence must be True or False, got {require_evidence!r}."
+        )
     try:
-        return DomainPolicy.allow(value) if key == "allow" else DomainPolicy.block(value)
-    except (ValueError, TypeError) as error:
-        raise pytest.UsageError(f"{where}: {error}") from None
+        policy = build_policy(
+            where,
+            allow=options.get("allow"),
+            block=options.get("block"),
+            policy=options.get("policy"),
+            names=("allow=", "block=", "policy="),
+        )
+    except ConfigError as error:
+        raise pytest.UsageError(str(error)) from None
+    if policy is None:
+        raise pytest.UsageError(
+            f"{where}: pass exactly one of allow=[...], block=[...] or policy=DomainPolicy "
+            f"({example})."
+        )
+    return _Marker(policy, require_evidence)
+
+
+def _default_policy(config: pytest.Config) -> tuple[DomainPolicy | None, str]:
+    """The project-wide policy and where it came from: the ini keys, else pyproject.toml."""
+    from agentloop_tools._config import ConfigError, build_policy, policy_from, read_table
+
+    keys = ("agentloop_allow_domains", "agentloop_block_domains")
+    lists = [_ini_domains(config, key) for key in keys]
+    inifile = config.inipath.name if config.inipath else "the ini file"
+    if any(lists):
+        set_keys = [key for key, domains in zip(keys, lists, strict=True) if domains]
+        where = f"ini key {set_keys[0]} in {inifile}" if len(set_keys) == 1 else inifile
+        try:
+            policy = build_policy(
+                where, allow=lists[0] or None, block=lists[1] or None, names=(*keys, "policy")
+            )
+        except ConfigError as error:
+            raise pytest.UsageError(str(error)) from None
+        return policy, inifile
+    pyproject = config.rootpath / "pyproject.toml"
+    if not pyproject.is_file():
+        return None, "none"
+    try:
+        table = read_table(pyproject)
+        if table is None:
+            return None, "none"
+        return policy_from(table, f"{pyproject} [tool.agentloop-tools]"), (
+            f"{pyproject.name} [tool.agentloop-tools]"
+        )
+    except ConfigError as error:
+        raise pytest.UsageError(str(error)) from None
+
+
+def _ini_domains(config: pytest.Config, key: str) -> list[str]:
+    """One domain per line, or several separated by commas: both read the same."""
+    lines = config.getini(key)
+    return [entry.strip() for line in lines for entry in line.split(",") if entry.strip()]
+
+
+def _no_evidence_message(item: pytest.Item) -> str:
+    return (
+        f"agentloop-tools: {item.nodeid} is marked @pytest.mark.domain_policy, but no agent "
+        "conversation reached the plugin, so nothing was audited.\n"
+        "Connect the test's agent in one of two ways:\n"
+        "  1. build it with the agentloop_agent fixture:\n"
+        "       agent = agentloop_agent([...tools], provider='anthropic')\n"
+        "  2. give your own agent the evidence observer:\n"
+        "       Agent.from_env(env, tools, observer=agentloop_evidence.observer)\n"
+        "If this test runs no agent on purpose, say so with "
+        "@pytest.mark.domain_policy(..., require_evidence=False); it is then listed as not "
+        f"audited in the summary. See {DOCS}."
+    )
 
 
 def _check_unused_interactions(item: pytest.Item) -> None:
@@ -780,19 +859,24 @@ def _check_unused_interactions(item: pytest.Item) -> None:
 
 @pytest.fixture(autouse=True)
 def _agentloop_cassette_guard(request: pytest.FixtureRequest) -> Iterator[None]:
-    """For this plugin's tests with a cassette: turn a replay miss into a clear failure.
+    """For this plugin's tests, whoever builds the agent: provider traffic stays local.
 
-    vcrpy's miss is an ordinary exception, which the provider SDK and agentloop's
-    retry policy swallow into "Connection error" after seconds of backoff. This
-    raises pytest's own failure instead, which nothing catches.
+    Without a cassette (or recording with a placeholder key), a request to a real
+    provider fails the test before it leaves. With a cassette being replayed, a miss
+    fails at once: vcrpy's miss is an ordinary exception, which the provider SDK and
+    agentloop's retry policy swallow into "Connection error" after seconds of backoff,
+    so pytest's own failure is raised instead, which nothing catches.
     """
-    if request.node.get_closest_marker("vcr") is None or not in_scope(request.node):
+    if not in_scope(request.node):
         yield
         return
+    state = cassette_state(request)
+    if state != "replaying":
+        _guard_provider_hosts(request, state)
+        yield
+        return
+    _skip_backoff(request)
     cassette = request.getfixturevalue("vcr")
-    if cassette is None:
-        yield
-        return
     session = _session(request.config)
     can_play = cassette.can_play_response_for
 

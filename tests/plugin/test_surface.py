@@ -77,7 +77,7 @@ def test_the_ini_file_sets_a_project_wide_policy(project: pytest.Pytester) -> No
     result.stdout.fnmatch_lines(
         [
             "2 domain policy violations (DomainPolicy.allow(['python.org'])):",
-            "*(policy from the ini file)",
+            "*(policy from tox.ini)",
         ]
     )
     result.stdout.fnmatch_lines(
@@ -97,8 +97,20 @@ def test_the_marker_overrides_the_ini_policy(project: pytest.Pytester) -> None:
     ("marker", "message"),
     [
         ('@pytest.mark.domain_policy(["a.com"])', ": pass keyword arguments only*"),
-        ('@pytest.mark.domain_policy(allow=["a.com"], block=["b.com"])', ": pass exactly one of*"),
-        ('@pytest.mark.domain_policy(deny=["a.com"])', ": pass exactly one of*unknown: deny."),
+        (
+            '@pytest.mark.domain_policy(allow=["a.com"], block=["b.com"])',
+            ": allow= and block= are both set*Keep one.",
+        ),
+        ('@pytest.mark.domain_policy(deny=["a.com"])', ": unknown argument(s) deny; pass exactly*"),
+        ("@pytest.mark.domain_policy()", ": pass exactly one of*"),
+        (
+            '@pytest.mark.domain_policy(allow="a.com")',
+            ": allow= must be a list*write allow=[[]'a.com'].",
+        ),
+        (
+            '@pytest.mark.domain_policy(allow=["a.com"], require_evidence="no")',
+            ": require_evidence must be True or False*",
+        ),
         (
             '@pytest.mark.domain_policy(allow=["https://a.com"])',
             "*entry 'https://a.com' has a scheme*",
@@ -107,12 +119,15 @@ def test_the_marker_overrides_the_ini_policy(project: pytest.Pytester) -> None:
         ("@pytest.mark.domain_policy(allow=[])", "*needs at least one domain*"),
     ],
 )
-def test_marker_misuse_is_a_clear_error_even_without_evidence(
+def test_a_bad_marker_stops_the_run_before_any_test(
     project: pytest.Pytester, marker: str, message: str
 ) -> None:
     project.makepyfile(
         test_agent=f"""
         import pytest
+
+        def test_first():
+            pass
 
         {marker}
         def test_agent():
@@ -120,14 +135,68 @@ def test_marker_misuse_is_a_clear_error_even_without_evidence(
         """
     )
     result = project.runpytest()
-    result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(
-        [f"@pytest.mark.domain_policy on test_agent.py::test_agent{message}"]
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [f"ERROR: @pytest.mark.domain_policy on test_agent.py::test_agent{message}"]
     )
-    result.stdout.no_fnmatch_line("*During handling*")
+    result.stdout.no_fnmatch_line("*passed*")
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
 
 
-def test_a_bad_ini_list_or_provider_is_a_usage_error(project: pytest.Pytester) -> None:
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        (
+            ("tox.ini", "[pytest]\nagentloop_block_domains = https://wikipedia.org\n"),
+            "ERROR: ini key agentloop_block_domains in tox.ini: entry 'https://wikipedia.org' "
+            "has a scheme. Write it without one: 'wikipedia.org'.",
+        ),
+        (
+            ("tox.ini", "[pytest]\nagentloop_allow_domains =\n    python.org\n    *.org\n"),
+            "ERROR: ini key agentloop_allow_domains in tox.ini: entry '[*].org'*",
+        ),
+        (
+            (
+                "tox.ini",
+                "[pytest]\nagentloop_allow_domains = python.org\n"
+                "agentloop_block_domains = wikipedia.org\n",
+            ),
+            "ERROR: tox.ini: agentloop_allow_domains and agentloop_block_domains are both set*",
+        ),
+        (
+            ("pyproject.toml", '[tool.agentloop-tools]\nblock = ["https://wikipedia.org"]\n'),
+            "ERROR: *pyproject.toml [[]tool.agentloop-tools]: entry 'https://wikipedia.org' has "
+            "a scheme*",
+        ),
+        (
+            ("pyproject.toml", '[tool.agentloop-tools]\nblock = "wikipedia.org"\n'),
+            "ERROR: *pyproject.toml [[]tool.agentloop-tools]: block must be a list of domains*",
+        ),
+    ],
+)
+def test_a_bad_project_policy_stops_the_run_before_any_test(
+    project: pytest.Pytester, config: tuple[str, str], message: str
+) -> None:
+    # The bug this guards: the first test failed, later tests ran with no policy at all.
+    name, text = config
+    (project.path / name).write_text(text)
+    project.makepyfile(test_agent=LEAKY_TEST.format(marker=""))
+    result = project.runpytest("--record-mode=once")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
+    result.stdout.no_fnmatch_line("*passed*")
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+
+
+def test_ini_domains_may_be_listed_with_commas(project: pytest.Pytester) -> None:
+    project.makeini("[pytest]\nagentloop_block_domains = example.com, wikipedia.org\n")
+    project.makepyfile(test_agent=LEAKY_TEST.format(marker=""))
+    result = project.runpytest("--record-mode=once")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*default policy=block 2 domain(s)"])
+
+
+def test_a_bad_provider_is_a_usage_error(project: pytest.Pytester) -> None:
     project.makeini("[pytest]\nagentloop_provider = gemini\n")
     result = project.runpytest()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
@@ -216,7 +285,10 @@ def test_help_markers_and_header(project: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(["  agentloop_allow_domains (linelist):*"])
     markers = project.runpytest("--markers")
     markers.stdout.fnmatch_lines(
-        ["@pytest.mark.domain_policy(*, allow=None, block=None, policy=None):*"]
+        [
+            "@pytest.mark.domain_policy(*, allow=None, block=None, policy=None, "
+            "require_evidence=True):*"
+        ]
     )
     project.makepyfile(test_nothing="def test_nothing(): pass")
     header = project.runpytest("--agentloop-provider=openai")
@@ -260,3 +332,83 @@ def test_pyproject_sets_the_policy_the_command_line_uses_too(project: pytest.Pyt
             "*(policy from pyproject.toml ?tool.agentloop-tools?)",
         ]
     )
+
+
+UNSEEN_AGENT = """
+import pytest
+from agentloop import Agent
+from agentloop_tools.testing import ScriptedProvider, anthropic_message, anthropic_text
+from agentloop_tools.web import native_web_search
+
+SCRIPT = [anthropic_message([anthropic_text("See https://en.wikipedia.org/wiki/Python.")])]
+ENV = {"LLM_PROVIDER": "anthropic", "ANTHROPIC_API_KEY": "placeholder"}
+
+
+@pytest.mark.domain_policy(allow=["python.org"]{option})
+def test_own_agent_not_connected():
+    http = ScriptedProvider("anthropic", SCRIPT).http_client()
+    with Agent.from_env(ENV, [native_web_search()], http_client=http) as agent:
+        agent.run("Tell me about Python")
+"""
+
+
+def test_a_marked_test_whose_agent_the_plugin_never_saw_fails(project: pytest.Pytester) -> None:
+    project.makepyfile(test_agent=UNSEEN_AGENT.replace("{option}", ""))
+    result = project.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "agentloop-tools: test_agent.py::test_own_agent_not_connected is marked "
+            "@pytest.mark.domain_policy, but no agent conversation reached the plugin, so "
+            "nothing was audited.",
+            "Connect the test's agent in one of two ways:",
+            "  1. build it with the agentloop_agent fixture:",
+            "  2. give your own agent the evidence observer:",
+            "       Agent.from_env(env, tools, observer=agentloop_evidence.observer)",
+        ]
+    )
+
+
+def test_opting_out_of_evidence_is_said_in_the_summary(project: pytest.Pytester) -> None:
+    project.makepyfile(test_agent=UNSEEN_AGENT.replace("{option}", ", require_evidence=False"))
+    result = project.runpytest()
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*- agentloop-tools -*",
+            "NOT AUDITED test_agent.py::test_own_agent_not_connected: "
+            "domain_policy(require_evidence=False) and no agent conversation reached the plugin",
+        ]
+    )
+
+
+def test_a_marked_test_with_its_own_live_client_never_leaves_the_machine(
+    project: pytest.Pytester,
+) -> None:
+    project.makepyfile(
+        test_agent="""
+        import pytest
+        from agentloop import Agent
+        from agentloop_tools.web import native_web_search
+
+        ENV = {"LLM_PROVIDER": "anthropic", "ANTHROPIC_API_KEY": "sk-ant-not-a-real-key"}
+
+        @pytest.mark.domain_policy(allow=["python.org"])
+        def test_live_by_accident():
+            with Agent.from_env(ENV, [native_web_search()]) as agent:
+                agent.run("hello")
+
+        @pytest.mark.domain_policy(allow=["python.org"])
+        def test_live_openai_by_accident():
+            env = {"LLM_PROVIDER": "openai", "OPENAI_API_KEY": "sk-not-a-real-key"}
+            with Agent.from_env(env, [native_web_search()]) as agent:
+                agent.run("hello")
+        """
+    )
+    result = project.runpytest()
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(
+        ["agentloop-tools: this test builds an agent but has no cassette, so it would call*"]
+    )
+    result.stdout.no_fnmatch_line("*Connection error*")
+    result.stdout.no_fnmatch_line("*ConnectError*")
