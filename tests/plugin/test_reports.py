@@ -113,3 +113,21 @@ def test_the_html_report_renders_in_a_browser(project: pytest.Pytester, tmp_path
     assert seen["violations"][0].startswith(
         "source, message 1: https://en.wikipedia.org/wiki/Python"
     )
+
+
+def test_a_report_in_a_missing_folder_is_written_there(project: pytest.Pytester) -> None:
+    result = project.runpytest("--record-mode=once", "--agentloop-report=out/sub/r.json")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*= FAILURES =*", "*domain policy violations*"])
+    assert json.loads((project.path / "out/sub/r.json").read_text())["summary"]["violations"] == 2
+
+
+def test_a_report_path_that_cannot_be_written_stops_the_run_at_start(
+    project: pytest.Pytester,
+) -> None:
+    (project.path / "taken").write_text("a file, not a folder")
+    for target in ("taken/r.json", "."):
+        result = project.runpytest(f"--agentloop-report={target}")
+        assert result.ret == pytest.ExitCode.USAGE_ERROR
+        result.stderr.fnmatch_lines([f"ERROR: --agentloop-report {target}: cannot write*"])
+        result.stdout.no_fnmatch_line("*passed*")
