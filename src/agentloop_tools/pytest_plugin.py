@@ -488,17 +488,23 @@ def agentloop_agent(
             env.update({name: placeholder(name) for name in CREDENTIAL_VARIABLES})
         elif state == "recording":
             _require_keys(chosen, request)
-        if state == "replaying" and http_client is None:
-            http_client = session.replay_client(chosen)
         user_observer = agent_kwargs.pop("observer", None)
         observer = (
             agentloop_evidence.observer
             if user_observer is None
             else MultiObserver(user_observer, agentloop_evidence.observer)
         )
-        agent = Agent.from_env(
-            env, list(tools), observer=observer, http_client=http_client, **agent_kwargs
-        )
+        problem = None
+        try:
+            if state == "replaying" and http_client is None:
+                http_client = session.replay_client(chosen)
+            agent = Agent.from_env(
+                env, list(tools), observer=observer, http_client=http_client, **agent_kwargs
+            )
+        except ImportError as error:
+            problem = _missing_extra_message(chosen, error)
+        if problem is not None:
+            pytest.fail(problem, pytrace=False)
         agents.append(agent)
         return agent
 
@@ -816,6 +822,15 @@ def _ini_domains(config: pytest.Config, key: str) -> list[str]:
     """One domain per line, or several separated by commas: both read the same."""
     lines = config.getini(key)
     return [entry.strip() for line in lines for entry in line.split(",") if entry.strip()]
+
+
+def _missing_extra_message(provider: str, error: ImportError) -> str:
+    extra = "anthropic" if provider == "anthropic" else "openai-compat"
+    return (
+        f"agentloop-tools: provider {provider!r} needs its SDK, which is not installed "
+        f"(import of {error.name or 'a module'} failed).\n"
+        f"Install it with: pip install 'based-models-agentloop-tools[testing,{extra}]'"
+    )
 
 
 def _no_evidence_message(item: pytest.Item) -> str:

@@ -412,3 +412,44 @@ def test_a_marked_test_with_its_own_live_client_never_leaves_the_machine(
     )
     result.stdout.no_fnmatch_line("*Connection error*")
     result.stdout.no_fnmatch_line("*ConnectError*")
+
+
+def test_a_missing_provider_sdk_names_the_extra_to_install(project: pytest.Pytester) -> None:
+    project.makeconftest(
+        """
+        import sys
+
+        class NoAnthropicSdk:
+            # As if the anthropic extra were not installed.
+            def find_spec(self, name, path=None, target=None):
+                if name.split(".")[0] in ("anthropic", "httpx2"):
+                    raise ImportError(f"No module named {name!r}", name=name)
+                return None
+
+        for name in [n for n in sys.modules if n.split(".")[0] in ("anthropic", "httpx2")]:
+            del sys.modules[name]
+        sys.meta_path.insert(0, NoAnthropicSdk())
+        """
+    )
+    project.makepyfile(
+        test_agent="""
+        import pytest
+        from agentloop_tools.web import native_web_search
+
+        @pytest.mark.vcr
+        def test_agent(agentloop_agent):
+            agentloop_agent([native_web_search()], provider="anthropic").run("hi")
+        """
+    )
+    (project.path / "cassettes" / "test_agent").mkdir(parents=True)
+    (project.path / "cassettes" / "test_agent" / "test_agent.yaml").write_text(
+        "interactions: []\nversion: 1\n"
+    )
+    result = project.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "agentloop-tools: provider 'anthropic' needs its SDK, which is not installed*",
+            "Install it with: pip install 'based-models-agentloop-tools[testing,anthropic]'",
+        ]
+    )
