@@ -34,6 +34,7 @@ RECORD_IN_CI_OPTION = "--agentloop-record-in-ci"
 REPORT_OPTION = "--agentloop-report"
 HTML_REPORT_OPTION = "--agentloop-report-html"
 _PROPERTY = "agentloop_tools"
+_UNAUDITED_PROPERTY = "agentloop_tools_not_audited"
 MODEL_VARIABLES = {
     "anthropic": "ANTHROPIC_MODEL",
     "openai": "OPENAI_MODEL",
@@ -222,6 +223,8 @@ class AgentloopSession:
     ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         """Attach the test's evidence to its report, so xdist carries it to the controller."""
         report = yield
+        if call.when == "call" and item.stash.get(_NOT_AUDITED, False):
+            report.user_properties.append((_UNAUDITED_PROPERTY, item.nodeid))
         if call.when == "call":
             evidence = _evidence_of(item)
             if evidence is not None and evidence.transcripts:
@@ -243,6 +246,8 @@ class AgentloopSession:
         if report.when != "call":
             return
         for name, value in report.user_properties:
+            if name == _UNAUDITED_PROPERTY and isinstance(value, str):
+                self.unaudited.append(value)
             if name == _PROPERTY and isinstance(value, dict):
                 self.records.append(value)
 
@@ -386,7 +391,7 @@ class AgentloopSession:
         if marker is None or (evidence is not None and evidence.transcripts):
             return
         if not marker.require_evidence:
-            self.unaudited.append(item.nodeid)
+            item.stash[_NOT_AUDITED] = True
             return
         pytest.fail(_no_evidence_message(item), pytrace=False)
 
@@ -519,6 +524,7 @@ def agentloop_agent(
 
 _EVIDENCE = pytest.StashKey["AgentloopEvidence"]()
 _VIOLATIONS = pytest.StashKey[int]()
+_NOT_AUDITED = pytest.StashKey[bool]()
 _MARKER = pytest.StashKey["_Marker"]()
 
 

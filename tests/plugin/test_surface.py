@@ -371,15 +371,17 @@ def test_a_marked_test_whose_agent_the_plugin_never_saw_fails(project: pytest.Py
 
 def test_opting_out_of_evidence_is_said_in_the_summary(project: pytest.Pytester) -> None:
     project.makepyfile(test_agent=UNSEEN_AGENT.replace("{option}", ", require_evidence=False"))
-    result = project.runpytest()
-    result.assert_outcomes(passed=1)
-    result.stdout.fnmatch_lines(
-        [
-            "*- agentloop-tools -*",
-            "NOT AUDITED test_agent.py::test_own_agent_not_connected: "
-            "domain_policy(require_evidence=False) and no agent conversation reached the plugin",
-        ]
-    )
+    for workers in ([], ["-n", "1"]):  # xdist: workers pass it to the controller's summary
+        result = project.runpytest(*workers)
+        result.assert_outcomes(passed=1)
+        result.stdout.fnmatch_lines(
+            [
+                "*- agentloop-tools -*",
+                "NOT AUDITED test_agent.py::test_own_agent_not_connected: "
+                "domain_policy(require_evidence=False) and no agent conversation reached the "
+                "plugin",
+            ]
+        )
 
 
 def test_a_marked_test_with_its_own_live_client_never_leaves_the_machine(
