@@ -15,8 +15,7 @@ from typing import Any
 import pytest
 from scripts import SCRIPTS
 
-from agentloop_tools.pytest_plugin import AgentFactory
-from agentloop_tools.testing import ScriptedProvider
+from agentloop_tools.testing import AgentFactory, ScriptedProvider
 
 CASSETTES = Path(__file__).resolve().parents[1] / "cassettes" / "examples"
 

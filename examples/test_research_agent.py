@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 from research_agent import POLICY, research_tools
 
-from agentloop_tools.pytest_plugin import AgentFactory
 from agentloop_tools.testing import (
+    AgentFactory,
     AgentloopEvidence,
     assert_cited,
     assert_no_violations,

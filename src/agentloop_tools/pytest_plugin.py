@@ -1,8 +1,9 @@
 """pytest plugin: test agentloop agents on recorded provider traffic.
 
-Registered through the ``pytest11`` entry point. This module stays cheap to import:
-pytest and the standard library only; agentloop, vcrpy and YAML are imported by the
-fixtures and hooks that need them, when a test uses them.
+The ``pytest11`` entry point, kept thin and cheap to import (pytest and the standard
+library only): options, ini keys, the marker and the fixtures. The work is done in
+``agentloop_tools._plugin``: ``hooks`` (per-run state), ``policies``, ``cassette``
+(vcrpy), ``network`` (guards, replay clients), ``agents`` and ``messages``.
 
 Built on pytest-recording (``@pytest.mark.vcr``, ``--record-mode``, ``vcr_config``,
 ``vcr_cassette_dir``, ``--block-network``). For tests that use this plugin's
@@ -13,73 +14,47 @@ interactions; a miss fails at once with the closest recorded request.
 
 from __future__ import annotations
 
-import os
-import shlex
-from collections.abc import Callable, Generator, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from agentloop_tools._plugin.hooks import (
+    EVIDENCE,
+    SESSION_NAME,
+    AgentloopSession,
+    in_scope,
+    session_of,
+)
+from agentloop_tools._plugin.messages import DOCS, RECORD_IN_CI_OPTION
+from agentloop_tools._providers import PROVIDERS
+
 if TYPE_CHECKING:
-    from agentloop import Agent, HostedTool
-    from agentloop.tooling import ToolSpec
+    from agentloop_tools.testing import AgentFactory, AgentloopEvidence
 
-    from agentloop_tools.cassettes import BodyMatcher
-    from agentloop_tools.testing import AgentloopEvidence
-    from agentloop_tools.web import DomainPolicy
+__all__ = ["AgentFactory"]
 
-PROVIDERS = ("anthropic", "openai", "openrouter", "modal")
 PROVIDER_OPTION = "--agentloop-provider"
-RECORD_IN_CI_OPTION = "--agentloop-record-in-ci"
 REPORT_OPTION = "--agentloop-report"
 HTML_REPORT_OPTION = "--agentloop-report-html"
-_PROPERTY = "agentloop_tools"
-_UNAUDITED_PROPERTY = "agentloop_tools_not_audited"
-MODEL_VARIABLES = {
-    "anthropic": "ANTHROPIC_MODEL",
-    "openai": "OPENAI_MODEL",
-    "openrouter": "OPENROUTER_MODEL",
-    "modal": "MODAL_ENDPOINT_MODEL",
-}
-KEY_VARIABLES = {
-    "anthropic": ("ANTHROPIC_API_KEY",),
-    "openai": ("OPENAI_API_KEY",),
-    "openrouter": ("OPENROUTER_API_KEY",),
-    "modal": (),
-}
-# Where agentloop's providers live: without a cassette, a request here fails the test.
-PROVIDER_HOSTS = ("api.anthropic.com", "api.openai.com", "openrouter.ai")
-PROVIDER_HOST_SUFFIXES = (".modal.run",)
-OUR_FIXTURES = frozenset({"agentloop_env", "agentloop_agent", "agentloop_evidence"})
-MATCH_ON = ("method", "scheme", "host", "port", "path", "query", "agentloop_body")
-DOCS = "docs/testing.md"
-
-type CassetteState = Literal["recording", "replaying", "none"]
 
 
-class AgentFactory(Protocol):
-    """The type of the ``agentloop_agent`` fixture's value, for annotations."""
+def __getattr__(name: str) -> Any:
+    # AgentFactory lives in agentloop_tools.testing; importing it here eagerly would
+    # make every pytest start-up pay for agentloop.
+    if name == "AgentFactory":
+        from agentloop_tools.testing import AgentFactory
 
-    def __call__(
-        self,
-        tools: Sequence[ToolSpec | HostedTool] = (),
-        *,
-        provider: str | None = None,
-        model: str | None = None,
-        **agent_kwargs: Any,
-    ) -> Agent: ...
-
-
-# --- options, ini keys, markers ------------------------------------------------
+        return AgentFactory
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    """See https://docs.pytest.org/en/stable/reference/reference.html#pytest.hookspec.pytest_addoption"""
     group = parser.getgroup("agentloop-tools", "agentloop-tools: agent tests on recorded traffic")
     group.addoption(
         PROVIDER_OPTION,
         dest="agentloop_provider",
-        choices=PROVIDERS,
+        choices=tuple(PROVIDERS),
         default=None,
         help="Default provider for agentloop_agent (overrides the agentloop_provider ini "
         "key and LLM_PROVIDER).",
@@ -128,297 +103,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """See https://docs.pytest.org/en/stable/reference/reference.html#pytest.hookspec.pytest_configure"""
     config.addinivalue_line(
         "markers",
         "domain_policy(*, allow=None, block=None, policy=None, require_evidence=True): audit "
         "everything this test's agents did against a domain policy; a violation, or no agent "
         f"evidence at all, fails the test. See {DOCS}.",
     )
-    config.pluginmanager.register(AgentloopSession(config), "agentloop-tools-session")
-
-
-# --- the session object --------------------------------------------------------
-
-
-class AgentloopSession:
-    """Per-run state and the hooks that need it."""
-
-    def __init__(self, config: pytest.Config) -> None:
-        self.config = config
-        self.provider = _default_provider(config)
-        # Read now: a bad list stops the run before any test, never half-way through it.
-        self.default_policy, self.policy_origin = _default_policy(config)
-        _prepare_report_paths(config)
-        self.unaudited: list[str] = []
-        self._matcher: BodyMatcher | None = None
-        self._replay_clients: dict[str, Any] = {}
-        self.current: pytest.Item | None = None
-        self.records: list[dict[str, Any]] = []
-        _refuse_recording_in_ci(config)
-
-    # Hooks ---------------------------------------------------------------------
-
-    def pytest_report_header(self, config: pytest.Config) -> str:
-        """See https://docs.pytest.org/en/stable/reference/reference.html#pytest.hookspec.pytest_report_header"""
-        record_mode = config.getoption("record_mode", default=None) or "none"
-        policy = self._policy_summary()
-        return f"agentloop-tools: provider={self.provider or 'from LLM_PROVIDER'}, " + (
-            f"record-mode={record_mode}, default policy={policy}"
-        )
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
-        """Read every domain_policy marker before any test runs: one bad marker stops the run.
-
-        A marker also brings the evidence fixture, so there is something to audit.
-        """
-        problems = []
-        for item in items:
-            if item.get_closest_marker("domain_policy") is None:
-                continue
-            try:
-                item.stash[_MARKER] = _read_marker(item)
-            except pytest.UsageError as error:
-                problems.append(str(error))
-                continue
-            if isinstance(item, pytest.Function) and "agentloop_evidence" not in item.fixturenames:
-                item.fixturenames.append("agentloop_evidence")
-        if problems:
-            raise pytest.UsageError("\n".join(problems))
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_setup(self, item: pytest.Item) -> None:
-        self.current = item
-        if item.get_closest_marker("domain_policy") is not None and _MARKER not in item.stash:
-            # An item made after collection (another plugin's): read its marker now.
-            problem = None
-            try:
-                item.stash[_MARKER] = _read_marker(item)
-            except pytest.UsageError as error:
-                problem = str(error)
-            if problem is not None:
-                pytest.fail(problem, pytrace=False)
-
-    def pytest_runtest_teardown(self, item: pytest.Item) -> None:
-        self.current = None
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_call(self, item: pytest.Item) -> Iterator[None]:
-        """After a passing test body: unused cassette interactions, then the domain policy.
-
-        Both are reported as failures of the test itself, not as errors.
-        See https://docs.pytest.org/en/stable/reference/reference.html#pytest.hookspec.pytest_runtest_call
-        """
-        result = yield
-        if in_scope(item):
-            _check_unused_interactions(item)
-            self._require_evidence(item)
-            self._audit(item)
-        return result
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_makereport(
-        self, item: pytest.Item, call: pytest.CallInfo[None]
-    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-        """Attach the test's evidence to its report, so xdist carries it to the controller."""
-        report = yield
-        if call.when == "call" and item.stash.get(_NOT_AUDITED, False):
-            report.user_properties.append((_UNAUDITED_PROPERTY, item.nodeid))
-        if call.when == "call":
-            evidence = _evidence_of(item)
-            if evidence is not None and evidence.transcripts:
-                # The full record only when a report file is asked for; counts otherwise.
-                wanted = self.config.getoption("agentloop_report") or self.config.getoption(
-                    "agentloop_report_html"
-                )
-                record: dict[str, Any] = (
-                    self._record(item, evidence, report)
-                    if wanted
-                    else {"test": item.nodeid, "outcome": report.outcome}
-                )
-                record["conversation_count"] = len(evidence.transcripts)
-                record["violation_count"] = item.stash.get(_VIOLATIONS, 0)
-                report.user_properties.append((_PROPERTY, record))
-        return report
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if report.when != "call":
-            return
-        for name, value in report.user_properties:
-            if name == _UNAUDITED_PROPERTY and isinstance(value, str):
-                self.unaudited.append(value)
-            if name == _PROPERTY and isinstance(value, dict):
-                self.records.append(value)
-
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        """See https://docs.pytest.org/en/stable/reference/reference.html#pytest.hookspec.pytest_terminal_summary"""
-        if not self.records and not self.unaudited:
-            return
-        conversations = sum(r["conversation_count"] for r in self.records)
-        violations = [r["violation_count"] for r in self.records]
-        breached = sum(1 for count in violations if count)
-        terminalreporter.write_sep("-", "agentloop-tools")
-        for nodeid in self.unaudited:
-            terminalreporter.write_line(
-                f"NOT AUDITED {nodeid}: domain_policy(require_evidence=False) and no agent "
-                "conversation reached the plugin"
-            )
-        terminalreporter.write_line(
-            f"{len(self.records)} test(s) with agent evidence, {conversations} conversation(s); "
-            f"{sum(violations)} domain policy violation(s) in {breached} test(s)"
-        )
-        for option, path in (
-            (REPORT_OPTION, self.config.getoption("agentloop_report")),
-            (HTML_REPORT_OPTION, self.config.getoption("agentloop_report_html")),
-        ):
-            if path:
-                terminalreporter.write_line(f"evidence report ({option}): {path}")
-
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if hasattr(self.config, "workerinput"):
-            return  # an xdist worker: the controller writes the reports
-        json_path = self.config.getoption("agentloop_report")
-        html_path = self.config.getoption("agentloop_report_html")
-        if not json_path and not html_path:
-            return
-        from agentloop_tools import _report
-
-        if json_path:
-            _report.write_json(json_path, self.records)
-        if html_path:
-            _report.write_html(html_path, self.records)
-
-    def _record(
-        self, item: pytest.Item, evidence: AgentloopEvidence, report: pytest.TestReport
-    ) -> dict[str, Any]:
-        from agentloop_tools import _report
-
-        marker = _marker_policy(item)
-        policy = marker or self.default_policy
-        origin = "the domain_policy marker" if marker else (self.policy_origin if policy else None)
-        cassette = getattr(item, "funcargs", {}).get("vcr")
-        cassette_info = (
-            None
-            if cassette is None
-            else {
-                "path": str(cassette._path),
-                "state": "replaying" if cassette.write_protected else "recording",
-            }
-        )
-        record = _report.test_record(
-            item.nodeid, evidence.transcripts, policy, origin, cassette_info
-        )
-        record["outcome"] = report.outcome
-        return record
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_recording_configure(self, config: pytest.Config, vcr: Any) -> None:
-        """pytest-recording built a VCR for a test: make its cassettes safe and strict."""
-        if self.current is None or not in_scope(self.current):
-            return
-        from agentloop_tools._secrets import secret_values
-        from agentloop_tools.cassettes import Scrubber, serializer
-
-        vcr.register_serializer("yaml", serializer)
-        vcr.register_matcher("agentloop_body", self.matcher)
-        scrubber = Scrubber(secret_values(os.environ))
-        original = vcr.use_cassette
-
-        def use_cassette(path: Any = None, **options: Any) -> Any:
-            # The user's vcr_config comes first; scrubbing always runs last.
-            user_request = options.pop("before_record_request", options.pop("before_record", None))
-            user_response = options.pop("before_record_response", None)
-            options["before_record_request"] = [*_hooks(user_request), scrubber.request]
-            options["before_record_response"] = [*_hooks(user_response), scrubber.response]
-            options["decode_compressed_response"] = True
-            options.setdefault("match_on", MATCH_ON)
-            return original(path, **options)
-
-        vcr.use_cassette = use_cassette
-
-    # Services for the fixtures -------------------------------------------------
-
-    @property
-    def matcher(self) -> BodyMatcher:
-        if self._matcher is None:
-            from agentloop_tools.cassettes import DEFAULT_VOLATILE_FIELDS, BodyMatcher
-
-            configured = self.config.getini("agentloop_volatile_fields")
-            self._matcher = BodyMatcher(configured or DEFAULT_VOLATILE_FIELDS)
-        return self._matcher
-
-    def replay_client(self, provider: str) -> Any:
-        """The HTTP client replayed agents share: made once per run, not once per test.
-
-        Replay never reaches the network (vcrpy answers at the transport), so one
-        client, and one TLS context, serve every test; they are closed at the end.
-        """
-        kind = "httpx2" if provider == "anthropic" else "httpx"
-        client = self._replay_clients.get(kind)
-        if client is None:
-            import ssl
-
-            context = ssl.create_default_context()
-            if kind == "httpx2":
-                import httpx2
-
-                client = httpx2.Client(verify=context, trust_env=False)
-            else:
-                import httpx
-
-                client = httpx.Client(verify=context, trust_env=False)
-            self._replay_clients[kind] = client
-        return client
-
-    def pytest_unconfigure(self, config: pytest.Config) -> None:
-        for client in self._replay_clients.values():
-            client.close()
-        self._replay_clients.clear()
-
-    def _policy_summary(self) -> str:
-        policy = self.default_policy
-        if policy is None:
-            return "none"
-        origin = " from pyproject.toml" if self.policy_origin.startswith("pyproject") else ""
-        return f"{policy.mode} {len(policy.domains)} domain(s){origin}"
-
-    def _require_evidence(self, item: pytest.Item) -> None:
-        """A test marked with a policy must show the plugin what its agents did."""
-        __tracebackhide__ = True
-        marker = item.stash.get(_MARKER, None)
-        evidence = _evidence_of(item)
-        if marker is None or (evidence is not None and evidence.transcripts):
-            return
-        if not marker.require_evidence:
-            item.stash[_NOT_AUDITED] = True
-            return
-        pytest.fail(_no_evidence_message(item), pytrace=False)
-
-    def _audit(self, item: pytest.Item) -> None:
-        __tracebackhide__ = True
-        evidence = _evidence_of(item)
-        if evidence is None or not evidence.transcripts:
-            return
-        marker = _marker_policy(item)
-        policy = marker or self.default_policy
-        if policy is None:
-            return
-        from agentloop_tools.testing._assertions import violation_report
-
-        found = [
-            (index, transcript.messages, violation)
-            for index, transcript in enumerate(evidence.transcripts)
-            for violation in policy.audit(transcript)
-        ]
-        item.stash[_VIOLATIONS] = len(found)
-        if found:
-            source = "the domain_policy marker" if marker else self.policy_origin
-            report = violation_report(found, policy, several=len(evidence.transcripts) > 1)
-            pytest.fail(f"{report}\n(policy from {source})", pytrace=False)
-
-
-# --- fixtures ------------------------------------------------------------------
+    config.pluginmanager.register(AgentloopSession(config), SESSION_NAME)
 
 
 @pytest.fixture
@@ -427,26 +118,17 @@ def agentloop_evidence(request: pytest.FixtureRequest) -> AgentloopEvidence:
     from agentloop_tools.testing import AgentloopEvidence
 
     evidence = AgentloopEvidence()
-    request.node.stash[_EVIDENCE] = evidence
+    request.node.stash[EVIDENCE] = evidence
     return evidence
 
 
 @pytest.fixture
 def agentloop_env(request: pytest.FixtureRequest) -> dict[str, str]:
     """The environment for Agent.from_env: os.environ, with placeholder keys when replaying."""
-    session = _session(request.config)
-    state = cassette_state(request)  # the network guard is the autouse fixture's
-    env = dict(os.environ)
-    if session.provider:
-        env["LLM_PROVIDER"] = session.provider
-    from agentloop_tools._secrets import CREDENTIAL_VARIABLES, placeholder
+    from agentloop_tools._plugin.agents import agent_env
+    from agentloop_tools._plugin.cassette import cassette_state
 
-    for variable in CREDENTIAL_VARIABLES:
-        # Recording keeps real keys; a missing one gets a placeholder, which only a
-        # scripted provider accepts (the guard stops it reaching a real one).
-        if state != "recording" or not env.get(variable):
-            env[variable] = placeholder(variable)
-    return env
+    return agent_env(session_of(request.config).provider, cassette_state(request))
 
 
 @pytest.fixture
@@ -456,426 +138,17 @@ def agentloop_agent(
     agentloop_evidence: AgentloopEvidence,
 ) -> Iterator[AgentFactory]:
     """Build agentloop Agents from agentloop_env; each conversation is captured as evidence."""
-    session = _session(request.config)
-    state = cassette_state(request)
-    agents: list[Agent] = []
+    from agentloop_tools._plugin.agents import AgentBuilder
+    from agentloop_tools._plugin.cassette import cassette_state
 
-    def build(
-        tools: Sequence[ToolSpec | HostedTool] = (),
-        *,
-        provider: str | None = None,
-        model: str | None = None,
-        **agent_kwargs: Any,
-    ) -> Agent:
-        __tracebackhide__ = True
-        from agentloop import Agent, MultiObserver
-
-        env = dict(agentloop_env)
-        if provider is not None:
-            if provider not in PROVIDERS:
-                pytest.fail(
-                    f"agentloop_agent(provider={provider!r}): unknown provider; use one of "
-                    f"{', '.join(PROVIDERS)}.",
-                    pytrace=False,
-                )
-            env["LLM_PROVIDER"] = provider
-        chosen = env.get("LLM_PROVIDER") or "openrouter"
-        if model is not None:
-            env[MODEL_VARIABLES.get(chosen, "LLM_MODEL")] = model
-        http_client = agent_kwargs.pop("http_client", None)
-        scripted = bool(getattr(http_client, "agentloop_scripted", False))
-        if state == "none" and http_client is None:
-            pytest.fail(_no_cassette_message(request), pytrace=False)
-        if state == "recording" and scripted:
-            from agentloop_tools._secrets import CREDENTIAL_VARIABLES, placeholder
-
-            # A scripted provider needs no key, and a real one must not be sent to it.
-            env.update({name: placeholder(name) for name in CREDENTIAL_VARIABLES})
-        elif state == "recording":
-            _require_keys(chosen, request)
-        user_observer = agent_kwargs.pop("observer", None)
-        observer = (
-            agentloop_evidence.observer
-            if user_observer is None
-            else MultiObserver(user_observer, agentloop_evidence.observer)
-        )
-        problem = None
-        try:
-            if state == "replaying" and http_client is None:
-                http_client = session.replay_client(chosen)
-            agent = Agent.from_env(
-                env, list(tools), observer=observer, http_client=http_client, **agent_kwargs
-            )
-        except ImportError as error:
-            problem = _missing_extra_message(chosen, error)
-        if problem is not None:
-            pytest.fail(problem, pytrace=False)
-        agents.append(agent)
-        return agent
-
+    session = session_of(request.config)
+    builder = AgentBuilder(
+        request, agentloop_env, agentloop_evidence, cassette_state(request), session.replay_clients
+    )
     try:
-        yield build
+        yield builder
     finally:
-        for agent in agents:
-            agent.close()
-
-
-# --- helpers -------------------------------------------------------------------
-
-_EVIDENCE = pytest.StashKey["AgentloopEvidence"]()
-_VIOLATIONS = pytest.StashKey[int]()
-_NOT_AUDITED = pytest.StashKey[bool]()
-_MARKER = pytest.StashKey["_Marker"]()
-
-
-def _session(config: pytest.Config) -> AgentloopSession:
-    plugin = config.pluginmanager.get_plugin("agentloop-tools-session")
-    assert isinstance(plugin, AgentloopSession)
-    return plugin
-
-
-def in_scope(item: pytest.Item) -> bool:
-    """Whether this plugin's cassette rules apply: the test uses its fixtures or marker."""
-    names = getattr(item, "fixturenames", ())
-    return (
-        bool(OUR_FIXTURES.intersection(names))
-        or item.get_closest_marker("domain_policy") is not None
-    )
-
-
-def cassette_state(request: pytest.FixtureRequest) -> CassetteState:
-    """Whether this test records a cassette, replays one, or has none."""
-    if request.node.get_closest_marker("vcr") is None:
-        return "none"
-    try:
-        cassette = request.getfixturevalue("vcr")
-    except pytest.FixtureLookupError:
-        raise pytest.UsageError(
-            "@pytest.mark.vcr needs pytest-recording: pip install "
-            "'based-models-agentloop-tools[testing]'"
-        ) from None
-    if cassette is None:
-        return "none"  # --disable-recording
-    if cassette.write_protected:
-        return "replaying"
-    _refuse_recording_here_in_ci(request, cassette)
-    return "recording"
-
-
-def _hooks(value: Any) -> list[Callable[[Any], Any]]:
-    if value is None:
-        return []
-    if callable(value):
-        return [value]
-    return list(value)
-
-
-def _prepare_report_paths(config: pytest.Config) -> None:
-    """Make a report's folder now: a path that cannot be written stops the run at start."""
-    from pathlib import Path
-
-    for option, dest in (
-        (REPORT_OPTION, "agentloop_report"),
-        (HTML_REPORT_OPTION, "agentloop_report_html"),
-    ):
-        value = config.getoption(dest)
-        if not value:
-            continue
-        path = Path(value)
-        try:
-            if path.is_dir():
-                raise IsADirectoryError(21, "is a folder; name a file in it")
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise pytest.UsageError(
-                f"{option} {value}: cannot write the report there ({error.strerror}). "
-                "Name a file in a folder you can write to."
-            ) from None
-
-
-def _default_provider(config: pytest.Config) -> str | None:
-    provider = config.getoption("agentloop_provider") or config.getini("agentloop_provider")
-    if provider and provider not in PROVIDERS:
-        raise pytest.UsageError(
-            f"ini key agentloop_provider = {provider!r} is not a provider agentloop knows; "
-            f"use one of {', '.join(PROVIDERS)}."
-        )
-    return str(provider) if provider else None
-
-
-def _ci() -> bool:
-    value = os.environ.get("CI", "")
-    return bool(value) and value.lower() not in ("0", "false", "no")
-
-
-def _refuse_recording_in_ci(config: pytest.Config) -> None:
-    record_mode = config.getoption("record_mode", default=None)
-    if (
-        record_mode not in (None, "none")
-        and _ci()
-        and not config.getoption("agentloop_record_in_ci")
-    ):
-        raise pytest.UsageError(
-            f"--record-mode={record_mode} while CI is set: recording in CI would call the "
-            "provider with real keys and rewrite cassettes. Record on your machine and commit "
-            f"the cassettes, or pass {RECORD_IN_CI_OPTION} if this is really intended."
-        )
-
-
-def _refuse_recording_here_in_ci(request: pytest.FixtureRequest, cassette: Any) -> None:
-    if _ci() and not request.config.getoption("agentloop_record_in_ci"):
-        exists = os.path.exists(cassette._path)
-        why = "its cassette is missing" if not exists else "its record mode allows recording"
-        pytest.fail(
-            f"agentloop-tools: this test would record ({why}) while CI is set.\n"
-            f"Cassette: {cassette._path}\n"
-            "Record it on your machine and commit it:\n"
-            f"  {_rerun_command(request, 'once')}\n"
-            f"or pass {RECORD_IN_CI_OPTION} if recording in CI is intended.",
-            pytrace=False,
-        )
-
-
-def _rerun_command(request: pytest.FixtureRequest, record_mode: str) -> str:
-    return f"pytest {shlex.quote(request.node.nodeid)} --record-mode={record_mode}"
-
-
-def _require_keys(provider: str, request: pytest.FixtureRequest) -> None:
-    missing = [name for name in KEY_VARIABLES.get(provider, ()) if not os.environ.get(name)]
-    if missing:
-        pytest.fail(
-            f"agentloop-tools: recording {request.node.nodeid} with provider {provider!r} needs "
-            f"{' and '.join(missing)} in the environment. Set it, or record from a "
-            f"scripted provider (agentloop_tools.testing.ScriptedProvider); see {DOCS}.",
-            pytrace=False,
-        )
-
-
-def _no_cassette_message(request: pytest.FixtureRequest) -> str:
-    return (
-        "agentloop-tools: this test builds an agent but has no cassette, so it would call "
-        "the provider live.\n"
-        "Mark it to replay a recorded conversation:\n"
-        "  @pytest.mark.vcr\n"
-        "then record the cassette once with real keys:\n"
-        f"  {_rerun_command(request, 'once')}\n"
-        "(or pass http_client= to agentloop_agent to use your own transport). "
-        f"See {DOCS}."
-    )
-
-
-def _guard_provider_hosts(request: pytest.FixtureRequest, state: CassetteState) -> None:
-    """Stop a request to a real provider before it leaves: without a cassette, or when
-    recording with a placeholder key. Scripted providers (in-memory) are not affected."""
-    monkeypatch = request.getfixturevalue("monkeypatch")
-
-    def refusal(http_request: Any) -> str | None:
-        host = http_request.url.host
-        if host not in PROVIDER_HOSTS and not host.endswith(PROVIDER_HOST_SUFFIXES):
-            return None
-        if state == "none":
-            return _no_cassette_message(request)
-        from agentloop_tools._secrets import PLACEHOLDER_PREFIX
-
-        credentials = " ".join(str(value) for value in http_request.headers.values())
-        if PLACEHOLDER_PREFIX in credentials:
-            variable = next(
-                (name for name in KEY_VARIABLES.get(_provider_of(host), ())),
-                "the provider's key",
-            )
-            return (
-                f"agentloop-tools: recording {request.node.nodeid} would send a placeholder key "
-                f"to {host}: set {variable} in the environment to record live, or record "
-                f"from a scripted provider; see {DOCS}."
-            )
-        return None
-
-    def guarded(original: Callable[..., Any]) -> Callable[..., Any]:
-        def handle_request(transport: Any, http_request: Any) -> Any:
-            message = refusal(http_request)
-            if message is not None:
-                pytest.fail(message, pytrace=False)
-            return original(transport, http_request)
-
-        return handle_request
-
-    import httpx
-
-    monkeypatch.setattr(
-        httpx.HTTPTransport, "handle_request", guarded(httpx.HTTPTransport.handle_request)
-    )
-    try:
-        import httpx2
-    except ImportError:  # pragma: no cover - the anthropic extra is not installed
-        return
-    monkeypatch.setattr(
-        httpx2.HTTPTransport, "handle_request", guarded(httpx2.HTTPTransport.handle_request)
-    )
-
-
-def _provider_of(host: str) -> str:
-    if host == "api.anthropic.com":
-        return "anthropic"
-    if host == "openrouter.ai":
-        return "openrouter"
-    if host.endswith(PROVIDER_HOST_SUFFIXES):
-        return "modal"
-    return "openai"
-
-
-class _NoSleep:
-    """Stands in for ``time`` in agentloop's retry loop during replay: no backoff waits."""
-
-    @staticmethod
-    def sleep(seconds: float) -> None:
-        return None
-
-
-def _skip_backoff(request: pytest.FixtureRequest) -> None:
-    import agentloop.retry
-
-    request.getfixturevalue("monkeypatch").setattr(agentloop.retry, "time", _NoSleep)
-
-
-def _evidence_of(item: pytest.Item) -> AgentloopEvidence | None:
-    return item.stash.get(_EVIDENCE, None)
-
-
-class _Marker(NamedTuple):
-    policy: DomainPolicy
-    require_evidence: bool
-
-
-def _marker_policy(item: pytest.Item) -> DomainPolicy | None:
-    marker = item.stash.get(_MARKER, None)
-    return None if marker is None else marker.policy
-
-
-def _read_marker(item: pytest.Item) -> _Marker:
-    from agentloop_tools._config import ConfigError, build_policy
-
-    marker = item.get_closest_marker("domain_policy")
-    assert marker is not None
-    where = f"@pytest.mark.domain_policy on {item.nodeid}"
-    example = "e.g. @pytest.mark.domain_policy(allow=['python.org'])"
-    if marker.args:
-        raise pytest.UsageError(
-            f"{where}: pass keyword arguments only (allow=[...], block=[...] or policy=...); "
-            f"{example}."
-        )
-    options = dict(marker.kwargs)
-    require_evidence = options.pop("require_evidence", True)
-    unknown = set(options) - {"allow", "block", "policy"}
-    if unknown:
-        raise pytest.UsageError(
-            f"{where}: unknown argument(s) {', '.join(sorted(unknown))}; pass exactly one of "
-            f"allow=[...], block=[...] or policy=DomainPolicy ({example})."
-        )
-    if not isinstance(require_evidence, bool):
-        raise pytest.UsageError(
-            f"{where}: require_evidence must be True or False, got {require_evidence!r}."
-        )
-    try:
-        policy = build_policy(
-            where,
-            allow=options.get("allow"),
-            block=options.get("block"),
-            policy=options.get("policy"),
-            names=("allow=", "block=", "policy="),
-        )
-    except ConfigError as error:
-        raise pytest.UsageError(str(error)) from None
-    if policy is None:
-        raise pytest.UsageError(
-            f"{where}: pass exactly one of allow=[...], block=[...] or policy=DomainPolicy "
-            f"({example})."
-        )
-    return _Marker(policy, require_evidence)
-
-
-def _default_policy(config: pytest.Config) -> tuple[DomainPolicy | None, str]:
-    """The project-wide policy and where it came from: the ini keys, else pyproject.toml."""
-    from agentloop_tools._config import ConfigError, build_policy, policy_from, read_table
-
-    keys = ("agentloop_allow_domains", "agentloop_block_domains")
-    lists = [_ini_domains(config, key) for key in keys]
-    inifile = config.inipath.name if config.inipath else "the ini file"
-    if any(lists):
-        set_keys = [key for key, domains in zip(keys, lists, strict=True) if domains]
-        where = f"ini key {set_keys[0]} in {inifile}" if len(set_keys) == 1 else inifile
-        try:
-            policy = build_policy(
-                where, allow=lists[0] or None, block=lists[1] or None, names=(*keys, "policy")
-            )
-        except ConfigError as error:
-            raise pytest.UsageError(str(error)) from None
-        return policy, inifile
-    pyproject = config.rootpath / "pyproject.toml"
-    if not pyproject.is_file():
-        return None, "none"
-    try:
-        table = read_table(pyproject)
-        if table is None:
-            return None, "none"
-        return policy_from(table, f"{pyproject} [tool.agentloop-tools]"), (
-            f"{pyproject.name} [tool.agentloop-tools]"
-        )
-    except ConfigError as error:
-        raise pytest.UsageError(str(error)) from None
-
-
-def _ini_domains(config: pytest.Config, key: str) -> list[str]:
-    """One domain per line, or several separated by commas: both read the same."""
-    lines = config.getini(key)
-    return [entry.strip() for line in lines for entry in line.split(",") if entry.strip()]
-
-
-def _missing_extra_message(provider: str, error: ImportError) -> str:
-    extra = "anthropic" if provider == "anthropic" else "openai-compat"
-    return (
-        f"agentloop-tools: provider {provider!r} needs its SDK, which is not installed "
-        f"(import of {error.name or 'a module'} failed).\n"
-        f"Install it with: pip install 'based-models-agentloop-tools[testing,{extra}]'"
-    )
-
-
-def _no_evidence_message(item: pytest.Item) -> str:
-    return (
-        f"agentloop-tools: {item.nodeid} is marked @pytest.mark.domain_policy, but no agent "
-        "conversation reached the plugin, so nothing was audited.\n"
-        "Connect the test's agent in one of two ways:\n"
-        "  1. build it with the agentloop_agent fixture:\n"
-        "       agent = agentloop_agent([...tools], provider='anthropic')\n"
-        "  2. give your own agent the evidence observer:\n"
-        "       Agent.from_env(env, tools, observer=agentloop_evidence.observer)\n"
-        "If this test runs no agent on purpose, say so with "
-        "@pytest.mark.domain_policy(..., require_evidence=False); it is then listed as not "
-        f"audited in the summary. See {DOCS}."
-    )
-
-
-def _check_unused_interactions(item: pytest.Item) -> None:
-    __tracebackhide__ = True
-    if item.get_closest_marker("vcr") is None:
-        return
-    cassette = getattr(item, "funcargs", {}).get("vcr")
-    if cassette is None or not cassette.write_protected or cassette.all_played:
-        return
-    from agentloop_tools.cassettes import summary
-
-    unused = [index for index in range(len(cassette)) if cassette.play_counts[index] == 0]
-    lines = [
-        f"agentloop-tools: the test passed but left {len(unused)} of {len(cassette)} recorded "
-        "interaction(s) unused:",
-        *(f"  - interaction {i}: {summary(cassette.requests[i])}" for i in unused[:10]),
-        *([f"  ... and {len(unused) - 10} more"] if len(unused) > 10 else []),
-        "",
-        "The agent made fewer requests than when the cassette was recorded, so the cassette "
-        "no longer describes this test. If the change is intended, re-record it:",
-        f"  pytest {shlex.quote(item.nodeid)} --record-mode=rewrite",
-        f"Cassette: {cassette._path}",
-    ]
-    pytest.fail("\n".join(lines), pytrace=False)
+        builder.close()
 
 
 @pytest.fixture(autouse=True)
@@ -883,70 +156,18 @@ def _agentloop_cassette_guard(request: pytest.FixtureRequest) -> Iterator[None]:
     """For this plugin's tests, whoever builds the agent: provider traffic stays local.
 
     Without a cassette (or recording with a placeholder key), a request to a real
-    provider fails the test before it leaves. With a cassette being replayed, a miss
-    fails at once: vcrpy's miss is an ordinary exception, which the provider SDK and
-    agentloop's retry policy swallow into "Connection error" after seconds of backoff,
-    so pytest's own failure is raised instead, which nothing catches.
+    provider fails the test before it leaves; a replay miss fails at once.
     """
     if not in_scope(request.node):
         yield
         return
+    from agentloop_tools._plugin.cassette import cassette_state, fail_on_miss
+    from agentloop_tools._plugin.network import guard_provider_hosts, skip_backoff
+
     state = cassette_state(request)
-    if state != "replaying":
-        _guard_provider_hosts(request, state)
-        yield
-        return
-    _skip_backoff(request)
-    cassette = request.getfixturevalue("vcr")
-    session = _session(request.config)
-    can_play = cassette.can_play_response_for
-
-    def can_play_or_fail(live_request: Any) -> bool:
-        if can_play(live_request):
-            return True
-        if cassette.write_protected and cassette.filter_request(live_request) is not None:
-            pytest.fail(_miss_message(request, cassette, live_request, session), pytrace=False)
-        return False
-
-    cassette.can_play_response_for = can_play_or_fail
+    if state == "replaying":
+        skip_backoff(request)
+        fail_on_miss(request, session_of(request.config).matcher)
+    else:
+        guard_provider_hosts(request, state)
     yield
-
-
-def _miss_message(
-    request: pytest.FixtureRequest, cassette: Any, live_request: Any, session: AgentloopSession
-) -> str:
-    from agentloop_tools._secrets import redact
-    from agentloop_tools.cassettes import closest, describe_difference, summary
-
-    path = cassette._path
-    scrubbed = cassette.filter_request(live_request)
-    if not os.path.exists(path) or len(cassette) == 0:
-        return redact(
-            f"agentloop-tools: no cassette for this test at {path}.\n"
-            f"The agent sent: {summary(scrubbed)}\n"
-            "Record it once with real keys in the environment:\n"
-            f"  {_rerun_command(request, 'once')}\n"
-            f"or record it from a scripted provider (see {DOCS}, 'Recording without a "
-            "live provider')."
-        )
-    index = closest(scrubbed, cassette.requests, session.matcher)
-    lines = [
-        "agentloop-tools: this request is not in the cassette, so it cannot be replayed.",
-        f"  {summary(scrubbed)}",
-        "",
-    ]
-    if index is not None:
-        lines.append(f"Closest recorded request (interaction {index} of {len(cassette)}):")
-        lines.append(f"  {summary(cassette.requests[index])}")
-        lines += [
-            f"  {line}"
-            for line in describe_difference(scrubbed, cassette.requests[index], session.matcher)
-        ]
-        lines.append("")
-    lines += [
-        "The agent's request changed since the cassette was recorded (prompt, model, tools or "
-        "history). If the change is intended, re-record this test:",
-        f"  {_rerun_command(request, 'rewrite')}",
-        f"Cassette: {path}",
-    ]
-    return redact("\n".join(lines))

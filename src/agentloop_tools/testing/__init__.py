@@ -12,6 +12,7 @@ from agentloop_tools.testing._assertions import (
     assert_searched,
 )
 from agentloop_tools.testing._evidence import AgentloopEvidence, EvidenceObserver
+from agentloop_tools.testing._factory import AgentFactory
 from agentloop_tools.testing._scripted import (
     ScriptedProvider,
     anthropic_message,
@@ -23,6 +24,7 @@ from agentloop_tools.testing._scripted import (
 )
 
 __all__ = [
+    "AgentFactory",
     "AgentloopEvidence",
     "EvidenceAssertionError",
     "EvidenceObserver",

@@ -1,0 +1,116 @@
+"""What the fixtures hand a test: the environment for ``Agent.from_env`` and the factory."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from agentloop_tools._plugin import messages
+from agentloop_tools._plugin.network import CassetteState
+
+if TYPE_CHECKING:
+    from agentloop import Agent, HostedTool
+    from agentloop.tooling import ToolSpec
+
+    from agentloop_tools._plugin.network import ReplayClients
+    from agentloop_tools.testing import AgentloopEvidence
+
+
+def agent_env(provider: str | None, state: CassetteState) -> dict[str, str]:
+    """``os.environ`` with placeholder keys wherever a real key must not be used."""
+    from agentloop_tools._providers import CREDENTIAL_VARIABLES
+    from agentloop_tools._secrets import placeholder
+
+    env = dict(os.environ)
+    if provider:
+        env["LLM_PROVIDER"] = provider
+    for variable in CREDENTIAL_VARIABLES:
+        # Recording keeps real keys; a missing one gets a placeholder, which only a
+        # scripted provider accepts (the guard stops it reaching a real one).
+        if state != "recording" or not env.get(variable):
+            env[variable] = placeholder(variable)
+    return env
+
+
+class AgentBuilder:
+    """The ``agentloop_agent`` fixture's value: builds agents whose conversations we see."""
+
+    def __init__(
+        self,
+        request: pytest.FixtureRequest,
+        env: dict[str, str],
+        evidence: AgentloopEvidence,
+        state: CassetteState,
+        replay_clients: ReplayClients,
+    ) -> None:
+        self._request = request
+        self._env = env
+        self._evidence = evidence
+        self._state = state
+        self._replay_clients = replay_clients
+        self.agents: list[Agent] = []
+
+    def __call__(
+        self,
+        tools: Sequence[ToolSpec | HostedTool] = (),
+        *,
+        provider: str | None = None,
+        model: str | None = None,
+        **agent_kwargs: Any,
+    ) -> Agent:
+        __tracebackhide__ = True
+        from agentloop import Agent, MultiObserver
+
+        from agentloop_tools._providers import DEFAULT_PROVIDER, PROVIDERS
+
+        env = dict(self._env)
+        if provider is not None:
+            if provider not in PROVIDERS:
+                pytest.fail(messages.unknown_provider(provider, list(PROVIDERS)), pytrace=False)
+            env["LLM_PROVIDER"] = provider
+        chosen = env.get("LLM_PROVIDER") or DEFAULT_PROVIDER
+        facts = PROVIDERS.get(chosen)
+        if model is not None:
+            env[facts.model_variable if facts else "LLM_MODEL"] = model
+        http_client = agent_kwargs.pop("http_client", None)
+        scripted = bool(getattr(http_client, "agentloop_scripted", False))
+        nodeid = self._request.node.nodeid
+        if self._state == "none" and http_client is None:
+            pytest.fail(messages.no_cassette(nodeid), pytrace=False)
+        if self._state == "recording" and scripted:
+            from agentloop_tools._providers import CREDENTIAL_VARIABLES
+            from agentloop_tools._secrets import placeholder
+
+            # A scripted provider needs no key, and a real one must not be sent to it.
+            env.update({name: placeholder(name) for name in CREDENTIAL_VARIABLES})
+        elif self._state == "recording" and facts is not None:
+            missing = [name for name in facts.key_variables if not os.environ.get(name)]
+            if missing:
+                pytest.fail(messages.missing_keys(nodeid, chosen, missing), pytrace=False)
+        user_observer = agent_kwargs.pop("observer", None)
+        observer = (
+            self._evidence.observer
+            if user_observer is None
+            else MultiObserver(user_observer, self._evidence.observer)
+        )
+        problem = None
+        try:
+            if self._state == "replaying" and http_client is None and facts is not None:
+                http_client = self._replay_clients.for_provider(chosen)
+            agent = Agent.from_env(
+                env, list(tools), observer=observer, http_client=http_client, **agent_kwargs
+            )
+        except ImportError as error:
+            extra = facts.extra if facts else "openai-compat"
+            problem = messages.missing_extra(chosen, extra, error.name)
+        if problem is not None:
+            pytest.fail(problem, pytrace=False)
+        self.agents.append(agent)
+        return agent
+
+    def close(self) -> None:
+        for agent in self.agents:
+            agent.close()

@@ -1,0 +1,318 @@
+"""Per-run state and the pytest hooks that need it.
+
+State lives on the items (``item.stash``) and in this object, never in an attribute
+that one hook sets for another to read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from agentloop_tools._plugin import messages
+from agentloop_tools._plugin.network import ReplayClients
+from agentloop_tools._plugin.policies import DefaultPolicy, Marker, default_policy, read_marker
+
+if TYPE_CHECKING:
+    from agentloop_tools.cassettes import BodyMatcher
+    from agentloop_tools.testing import AgentloopEvidence
+    from agentloop_tools.web import DomainPolicy
+
+SESSION_NAME = "agentloop-tools-session"
+REPORT_OPTIONS = (
+    ("--agentloop-report", "agentloop_report"),
+    ("--agentloop-report-html", "agentloop_report_html"),
+)
+OUR_FIXTURES = frozenset({"agentloop_env", "agentloop_agent", "agentloop_evidence"})
+_RECORD_PROPERTY = "agentloop_tools"
+_NOT_AUDITED_PROPERTY = "agentloop_tools_not_audited"
+
+EVIDENCE = pytest.StashKey["AgentloopEvidence"]()
+MARKER = pytest.StashKey[Marker]()
+_VIOLATIONS = pytest.StashKey[int]()
+_NOT_AUDITED = pytest.StashKey[bool]()
+
+
+class AgentloopSession:
+    """Per-run state and the hooks that need it."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.provider = _default_provider(config)
+        _refuse_recording_in_ci(config)
+        # Read now: a bad list stops the run before any test, never half-way through it.
+        self.default: DefaultPolicy = default_policy(config)
+        _prepare_report_paths(config)
+        self.replay_clients = ReplayClients()
+        self.records: list[dict[str, Any]] = []
+        self.not_audited: list[str] = []
+        self._matcher: BodyMatcher | None = None
+        self._current: pytest.Item | None = None
+
+    # Start of the run ------------------------------------------------------------
+
+    def pytest_report_header(self, config: pytest.Config) -> str:
+        record_mode = config.getoption("record_mode", default=None) or "none"
+        return (
+            f"agentloop-tools: provider={self.provider or 'from LLM_PROVIDER'}, "
+            f"record-mode={record_mode}, default policy={self.default.summary()}"
+        )
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        """Read every domain_policy marker before any test runs: one bad marker stops the run.
+
+        A marker also brings the evidence fixture, so there is something to audit.
+        """
+        problems = []
+        for item in items:
+            if item.get_closest_marker("domain_policy") is None:
+                continue
+            try:
+                item.stash[MARKER] = read_marker(item)
+            except pytest.UsageError as error:
+                problems.append(str(error))
+                continue
+            if isinstance(item, pytest.Function) and "agentloop_evidence" not in item.fixturenames:
+                item.fixturenames.append("agentloop_evidence")
+        if problems:
+            raise pytest.UsageError("\n".join(problems))
+
+    # Each test ---------------------------------------------------------------------
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        self._current = item  # pytest_recording_configure is not given the item
+        if item.get_closest_marker("domain_policy") is not None and MARKER not in item.stash:
+            # An item made after collection (another plugin's): read its marker now.
+            problem = None
+            try:
+                item.stash[MARKER] = read_marker(item)
+            except pytest.UsageError as error:
+                problem = str(error)
+            if problem is not None:
+                pytest.fail(problem, pytrace=False)
+
+    def pytest_runtest_teardown(self, item: pytest.Item) -> None:
+        self._current = None
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_recording_configure(self, config: pytest.Config, vcr: Any) -> None:
+        """pytest-recording built a VCR for a test: make its cassettes safe and strict."""
+        if self._current is None or not in_scope(self._current):
+            return
+        from agentloop_tools._plugin.cassette import configure_vcr
+
+        configure_vcr(vcr, self.matcher)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> Iterator[None]:
+        """After a passing test body: unused interactions, evidence, then the domain policy.
+
+        Each is reported as a failure of the test itself, not as an error.
+        """
+        result = yield
+        if in_scope(item):
+            from agentloop_tools._plugin.cassette import check_unused_interactions
+
+            check_unused_interactions(item)
+            self._require_evidence(item)
+            self._audit(item)
+        return result
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        """Attach the test's evidence to its report, so xdist carries it to the controller."""
+        report = yield
+        if call.when != "call":
+            return report
+        if item.stash.get(_NOT_AUDITED, False):
+            report.user_properties.append((_NOT_AUDITED_PROPERTY, item.nodeid))
+        evidence = evidence_of(item)
+        if evidence is not None and evidence.transcripts:
+            # The full record only when a report file is asked for; counts otherwise.
+            record: dict[str, Any] = (
+                self._record(item, evidence, report)
+                if self._reports_wanted()
+                else {"test": item.nodeid, "outcome": report.outcome}
+            )
+            record["conversation_count"] = len(evidence.transcripts)
+            record["violation_count"] = item.stash.get(_VIOLATIONS, 0)
+            report.user_properties.append((_RECORD_PROPERTY, record))
+        return report
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when != "call":
+            return
+        for name, value in report.user_properties:
+            if name == _NOT_AUDITED_PROPERTY and isinstance(value, str):
+                self.not_audited.append(value)
+            elif name == _RECORD_PROPERTY and isinstance(value, dict):
+                self.records.append(value)
+
+    # End of the run ----------------------------------------------------------------
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if not self.records and not self.not_audited:
+            return
+        conversations = sum(r["conversation_count"] for r in self.records)
+        violations = [r["violation_count"] for r in self.records]
+        breached = sum(1 for count in violations if count)
+        terminalreporter.write_sep("-", "agentloop-tools")
+        for nodeid in self.not_audited:
+            terminalreporter.write_line(messages.not_audited(nodeid))
+        terminalreporter.write_line(
+            f"{len(self.records)} test(s) with agent evidence, {conversations} conversation(s); "
+            f"{sum(violations)} domain policy violation(s) in {breached} test(s)"
+        )
+        for option, dest in REPORT_OPTIONS:
+            path = self.config.getoption(dest)
+            if path:
+                terminalreporter.write_line(f"evidence report ({option}): {path}")
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if hasattr(self.config, "workerinput"):
+            return  # an xdist worker: the controller writes the reports
+        json_path = self.config.getoption("agentloop_report")
+        html_path = self.config.getoption("agentloop_report_html")
+        if not json_path and not html_path:
+            return
+        from agentloop_tools import _report
+
+        if json_path:
+            _report.write_json(json_path, self.records)
+        if html_path:
+            _report.write_html(html_path, self.records)
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        self.replay_clients.close()
+
+    # Services for the fixtures and hooks --------------------------------------------
+
+    @property
+    def matcher(self) -> BodyMatcher:
+        if self._matcher is None:
+            from agentloop_tools.cassettes import DEFAULT_VOLATILE_FIELDS, BodyMatcher
+
+            configured = self.config.getini("agentloop_volatile_fields")
+            self._matcher = BodyMatcher(configured or DEFAULT_VOLATILE_FIELDS)
+        return self._matcher
+
+    def policy_for(self, item: pytest.Item) -> tuple[DomainPolicy | None, str | None]:
+        """The policy a test is audited with, and where it was written."""
+        marker = item.stash.get(MARKER, None)
+        if marker is not None:
+            return marker.policy, "the domain_policy marker"
+        if self.default.policy is not None:
+            return self.default.policy, self.default.origin
+        return None, None
+
+    def _reports_wanted(self) -> bool:
+        return any(self.config.getoption(dest) for _, dest in REPORT_OPTIONS)
+
+    def _require_evidence(self, item: pytest.Item) -> None:
+        """A test marked with a policy must show the plugin what its agents did."""
+        __tracebackhide__ = True
+        marker = item.stash.get(MARKER, None)
+        evidence = evidence_of(item)
+        if marker is None or (evidence is not None and evidence.transcripts):
+            return
+        if not marker.require_evidence:
+            item.stash[_NOT_AUDITED] = True
+            return
+        pytest.fail(messages.no_evidence(item.nodeid), pytrace=False)
+
+    def _audit(self, item: pytest.Item) -> None:
+        __tracebackhide__ = True
+        evidence = evidence_of(item)
+        if evidence is None or not evidence.transcripts:
+            return
+        policy, origin = self.policy_for(item)
+        if policy is None:
+            return
+        from agentloop_tools.testing._assertions import violation_report
+
+        found = [
+            (index, transcript.messages, violation)
+            for index, transcript in enumerate(evidence.transcripts)
+            for violation in policy.audit(transcript)
+        ]
+        item.stash[_VIOLATIONS] = len(found)
+        if found:
+            report = violation_report(found, policy, several=len(evidence.transcripts) > 1)
+            pytest.fail(f"{report}\n(policy from {origin})", pytrace=False)
+
+    def _record(
+        self, item: pytest.Item, evidence: AgentloopEvidence, report: pytest.TestReport
+    ) -> dict[str, Any]:
+        from agentloop_tools import _report
+        from agentloop_tools._plugin.cassette import describe
+
+        policy, origin = self.policy_for(item)
+        record = _report.test_record(
+            item.nodeid, evidence.transcripts, policy, origin, describe(item)
+        )
+        record["outcome"] = report.outcome
+        return record
+
+
+def session_of(config: pytest.Config) -> AgentloopSession:
+    plugin = config.pluginmanager.get_plugin(SESSION_NAME)
+    assert isinstance(plugin, AgentloopSession)
+    return plugin
+
+
+def in_scope(item: pytest.Item) -> bool:
+    """Whether this plugin's cassette rules apply: the test uses its fixtures or marker."""
+    names = getattr(item, "fixturenames", ())
+    return (
+        bool(OUR_FIXTURES.intersection(names))
+        or item.get_closest_marker("domain_policy") is not None
+    )
+
+
+def evidence_of(item: pytest.Item) -> AgentloopEvidence | None:
+    return item.stash.get(EVIDENCE, None)
+
+
+def _default_provider(config: pytest.Config) -> str | None:
+    from agentloop_tools._providers import PROVIDERS
+
+    provider = config.getoption("agentloop_provider") or config.getini("agentloop_provider")
+    if provider and provider not in PROVIDERS:
+        raise pytest.UsageError(messages.unknown_ini_provider(provider, list(PROVIDERS)))
+    return str(provider) if provider else None
+
+
+def _refuse_recording_in_ci(config: pytest.Config) -> None:
+    from agentloop_tools._plugin.cassette import ci
+
+    record_mode = config.getoption("record_mode", default=None)
+    if (
+        record_mode not in (None, "none")
+        and ci()
+        and not config.getoption("agentloop_record_in_ci")
+    ):
+        raise pytest.UsageError(messages.recording_mode_in_ci(record_mode))
+
+
+def _prepare_report_paths(config: pytest.Config) -> None:
+    """Make a report's folder now: a path that cannot be written stops the run at start."""
+    for option, dest in REPORT_OPTIONS:
+        value = config.getoption(dest)
+        if not value:
+            continue
+        path = Path(value)
+        try:
+            if path.is_dir():
+                raise IsADirectoryError(21, "is a folder; name a file in it")
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise pytest.UsageError(
+                messages.report_path_unwritable(option, value, error.strerror)
+            ) from None

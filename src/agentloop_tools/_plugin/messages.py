@@ -1,0 +1,173 @@
+"""Every message the plugin shows a user: what happened, what was found, how to fix it."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Sequence
+
+DOCS = "docs/testing.md"
+RECORD_IN_CI_OPTION = "--agentloop-record-in-ci"
+
+
+def rerun_command(nodeid: str, record_mode: str) -> str:
+    return f"pytest {shlex.quote(nodeid)} --record-mode={record_mode}"
+
+
+def no_cassette(nodeid: str) -> str:
+    return (
+        "agentloop-tools: this test builds an agent but has no cassette, so it would call "
+        "the provider live.\n"
+        "Mark it to replay a recorded conversation:\n"
+        "  @pytest.mark.vcr\n"
+        "then record the cassette once with real keys:\n"
+        f"  {rerun_command(nodeid, 'once')}\n"
+        "(or pass http_client= to agentloop_agent to use your own transport). "
+        f"See {DOCS}."
+    )
+
+
+def placeholder_key_sent(nodeid: str, host: str, variable: str) -> str:
+    return (
+        f"agentloop-tools: recording {nodeid} would send a placeholder key to {host}: set "
+        f"{variable} in the environment to record live, or record from a scripted provider; "
+        f"see {DOCS}."
+    )
+
+
+def missing_keys(nodeid: str, provider: str, missing: Sequence[str]) -> str:
+    return (
+        f"agentloop-tools: recording {nodeid} with provider {provider!r} needs "
+        f"{' and '.join(missing)} in the environment. Set it, or record from a "
+        f"scripted provider (agentloop_tools.testing.ScriptedProvider); see {DOCS}."
+    )
+
+
+def unknown_provider(provider: str, known: Sequence[str]) -> str:
+    return (
+        f"agentloop_agent(provider={provider!r}): unknown provider; use one of {', '.join(known)}."
+    )
+
+
+def unknown_ini_provider(provider: str, known: Sequence[str]) -> str:
+    return (
+        f"ini key agentloop_provider = {provider!r} is not a provider agentloop knows; "
+        f"use one of {', '.join(known)}."
+    )
+
+
+def missing_extra(provider: str, extra: str, module: str | None) -> str:
+    return (
+        f"agentloop-tools: provider {provider!r} needs its SDK, which is not installed "
+        f"(import of {module or 'a module'} failed).\n"
+        f"Install it with: pip install 'based-models-agentloop-tools[testing,{extra}]'"
+    )
+
+
+def needs_pytest_recording() -> str:
+    return (
+        "@pytest.mark.vcr needs pytest-recording: pip install "
+        "'based-models-agentloop-tools[testing]'"
+    )
+
+
+def recording_mode_in_ci(record_mode: str) -> str:
+    return (
+        f"--record-mode={record_mode} while CI is set: recording in CI would call the "
+        "provider with real keys and rewrite cassettes. Record on your machine and commit "
+        f"the cassettes, or pass {RECORD_IN_CI_OPTION} if this is really intended."
+    )
+
+
+def recording_test_in_ci(nodeid: str, path: str, exists: bool) -> str:
+    why = "its cassette is missing" if not exists else "its record mode allows recording"
+    return (
+        f"agentloop-tools: this test would record ({why}) while CI is set.\n"
+        f"Cassette: {path}\n"
+        "Record it on your machine and commit it:\n"
+        f"  {rerun_command(nodeid, 'once')}\n"
+        f"or pass {RECORD_IN_CI_OPTION} if recording in CI is intended."
+    )
+
+
+def no_evidence(nodeid: str) -> str:
+    return (
+        f"agentloop-tools: {nodeid} is marked @pytest.mark.domain_policy, but no agent "
+        "conversation reached the plugin, so nothing was audited.\n"
+        "Connect the test's agent in one of two ways:\n"
+        "  1. build it with the agentloop_agent fixture:\n"
+        "       agent = agentloop_agent([...tools], provider='anthropic')\n"
+        "  2. give your own agent the evidence observer:\n"
+        "       Agent.from_env(env, tools, observer=agentloop_evidence.observer)\n"
+        "If this test runs no agent on purpose, say so with "
+        "@pytest.mark.domain_policy(..., require_evidence=False); it is then listed as not "
+        f"audited in the summary. See {DOCS}."
+    )
+
+
+def not_audited(nodeid: str) -> str:
+    return (
+        f"NOT AUDITED {nodeid}: domain_policy(require_evidence=False) and no agent "
+        "conversation reached the plugin"
+    )
+
+
+def report_path_unwritable(option: str, value: str, reason: str | None) -> str:
+    return (
+        f"{option} {value}: cannot write the report there ({reason}). "
+        "Name a file in a folder you can write to."
+    )
+
+
+def unused_interactions(
+    nodeid: str, path: str, total: int, unused: Sequence[tuple[int, str]]
+) -> str:
+    lines = [
+        f"agentloop-tools: the test passed but left {len(unused)} of {total} recorded "
+        "interaction(s) unused:",
+        *(f"  - interaction {index}: {summary}" for index, summary in unused[:10]),
+        *([f"  ... and {len(unused) - 10} more"] if len(unused) > 10 else []),
+        "",
+        "The agent made fewer requests than when the cassette was recorded, so the cassette "
+        "no longer describes this test. If the change is intended, re-record it:",
+        f"  pytest {shlex.quote(nodeid)} --record-mode=rewrite",
+        f"Cassette: {path}",
+    ]
+    return "\n".join(lines)
+
+
+def no_cassette_file(nodeid: str, path: str, sent: str) -> str:
+    return (
+        f"agentloop-tools: no cassette for this test at {path}.\n"
+        f"The agent sent: {sent}\n"
+        "Record it once with real keys in the environment:\n"
+        f"  {rerun_command(nodeid, 'once')}\n"
+        f"or record it from a scripted provider (see {DOCS}, 'Recording without a "
+        "live provider')."
+    )
+
+
+def not_in_cassette(
+    nodeid: str,
+    path: str,
+    sent: str,
+    total: int,
+    closest: tuple[int, str, Sequence[str]] | None,
+) -> str:
+    lines = [
+        "agentloop-tools: this request is not in the cassette, so it cannot be replayed.",
+        f"  {sent}",
+        "",
+    ]
+    if closest is not None:
+        index, recorded, difference = closest
+        lines.append(f"Closest recorded request (interaction {index} of {total}):")
+        lines.append(f"  {recorded}")
+        lines += [f"  {line}" for line in difference]
+        lines.append("")
+    lines += [
+        "The agent's request changed since the cassette was recorded (prompt, model, tools or "
+        "history). If the change is intended, re-record this test:",
+        f"  {rerun_command(nodeid, 'rewrite')}",
+        f"Cassette: {path}",
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,95 @@
+"""What this package knows about each agentloop provider: one table, read everywhere.
+
+The plugin (defaults, guards, replay clients), the scripted provider, the cassette
+reader and the secret scrubber take provider facts from here, so a provider is added
+or corrected in one place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+
+@dataclass(frozen=True, slots=True)
+class Provider:
+    """One value of ``LLM_PROVIDER`` as agentloop reads it.
+
+    Attributes:
+        name: the ``LLM_PROVIDER`` value.
+        key_variables: variables a live recording needs (empty: none required).
+        secret_variables: every credential variable agentloop reads for it.
+        model_variable: the variable naming the model.
+        hosts: API hosts; suffixes: host suffixes (``.modal.run``).
+        http_library: the HTTP library its SDK client is built on.
+        extra: our install extra that brings its SDK.
+    """
+
+    name: str
+    key_variables: tuple[str, ...]
+    secret_variables: tuple[str, ...]
+    model_variable: str
+    hosts: tuple[str, ...]
+    host_suffixes: tuple[str, ...]
+    http_library: Literal["httpx", "httpx2"]
+    extra: str
+
+    def serves(self, host: str) -> bool:
+        return host in self.hosts or host.endswith(self.host_suffixes)
+
+
+PROVIDERS: dict[str, Provider] = {
+    provider.name: provider
+    for provider in (
+        Provider(
+            "anthropic",
+            ("ANTHROPIC_API_KEY",),
+            ("ANTHROPIC_API_KEY",),
+            "ANTHROPIC_MODEL",
+            ("api.anthropic.com",),
+            (),
+            "httpx2",
+            "anthropic",
+        ),
+        Provider(
+            "openai",
+            ("OPENAI_API_KEY",),
+            ("OPENAI_API_KEY",),
+            "OPENAI_MODEL",
+            ("api.openai.com",),
+            (),
+            "httpx",
+            "openai-compat",
+        ),
+        Provider(
+            "openrouter",
+            ("OPENROUTER_API_KEY",),
+            ("OPENROUTER_API_KEY",),
+            "OPENROUTER_MODEL",
+            ("openrouter.ai",),
+            (),
+            "httpx",
+            "openai-compat",
+        ),
+        Provider(
+            "modal",
+            (),
+            ("MODAL_PROXY_TOKEN_ID", "MODAL_PROXY_TOKEN_SECRET"),
+            "MODAL_ENDPOINT_MODEL",
+            (),
+            (".modal.run",),
+            "httpx",
+            "openai-compat",
+        ),
+    )
+}
+# agentloop's choice when LLM_PROVIDER is unset.
+DEFAULT_PROVIDER = "openrouter"
+CREDENTIAL_VARIABLES = tuple(
+    variable for provider in PROVIDERS.values() for variable in provider.secret_variables
+)
+
+
+def provider_for_host(host: str) -> Provider | None:
+    """The provider whose API lives at ``host``, or None."""
+    return next((p for p in PROVIDERS.values() if p.serves(host)), None)
