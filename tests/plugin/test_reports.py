@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.plugin.test_surface import LEAKY_TEST
+from tests.plugin.scenarios import LEAKY_TEST
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 

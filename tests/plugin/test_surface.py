@@ -4,29 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-LEAKY_TEST = """
-import pytest
-from agentloop_tools.testing import (
-    ScriptedProvider, anthropic_message, anthropic_search, anthropic_text,
-)
-from agentloop_tools.web import native_web_search
-
-SCRIPT = [
-    anthropic_message([
-        anthropic_search("python", ["https://docs.python.org/3/", "https://en.wikipedia.org/wiki/Python"]),
-        anthropic_text("See https://en.wikipedia.org/wiki/Python for history.",
-                       cite=["https://docs.python.org/3/"]),
-    ])
-]
-
-
-@pytest.mark.vcr
-{marker}
-def test_agent(agentloop_agent):
-    agent = agentloop_agent([native_web_search()], provider="anthropic",
-                            http_client=ScriptedProvider("anthropic", SCRIPT).http_client())
-    agent.run("Tell me about Python")
-"""
+from tests.plugin.scenarios import LEAKY_TEST
 
 
 @pytest.fixture
@@ -206,6 +184,7 @@ def test_a_bad_provider_is_a_usage_error(project: pytest.Pytester) -> None:
 
 
 SCRIPTED_CONVERSATIONS = """
+import os
 import time
 import pytest
 import agentloop.retry
@@ -248,9 +227,11 @@ def test_openai_and_a_retried_overload(agentloop_agent, agentloop_evidence):
     started = time.monotonic()
     agent.run("python docs")
     assert_cited(agentloop_evidence, "https://docs.python.org/3/")
-    replaying = agentloop.retry.time is not time
-    if replaying:
+    if os.environ.get("EXPECT_REPLAY"):
+        assert agentloop.retry.time is not time, "replay swaps out agentloop's sleeps"
         assert time.monotonic() - started < 1.0, "replay skips agentloop's backoff sleeps"
+    else:
+        assert agentloop.retry.time is time, "recording keeps agentloop's real backoff"
 
 
 @pytest.mark.vcr
@@ -266,10 +247,11 @@ def test_own_agent_with_the_evidence_observer(agentloop_env, agentloop_evidence)
 
 
 def test_paused_turns_openai_retries_and_own_agents_record_and_replay(
-    project: pytest.Pytester,
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     project.makepyfile(test_more=SCRIPTED_CONVERSATIONS)
     project.runpytest("--record-mode=once").assert_outcomes(passed=3)
+    monkeypatch.setenv("EXPECT_REPLAY", "1")
     project.runpytest().assert_outcomes(passed=3)
 
 
