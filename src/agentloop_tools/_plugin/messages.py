@@ -127,8 +127,10 @@ def unused_interactions(
         *(f"  - interaction {index}: {summary}" for index, summary in unused[:10]),
         *([f"  ... and {len(unused) - 10} more"] if len(unused) > 10 else []),
         "",
-        "The agent made fewer requests than when the cassette was recorded, so the cassette "
-        "no longer describes this test. If the change is intended, re-record it:",
+        "The agent made fewer or different requests than the cassette holds (a cassette "
+        "extended with --record-mode=new_episodes keeps the old requests beside the new "
+        "ones), so it no longer describes this test. If the change is intended, re-record "
+        "it from scratch:",
         f"  pytest {shlex.quote(nodeid)} --record-mode=rewrite",
         f"Cassette: {path}",
     ]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -46,6 +47,9 @@ class ScriptedProvider:
         self.provider = provider
         self.responses = list(responses)
         self.requests: list[Any] = []
+        for index, body in enumerate(self.responses):
+            _check_shape(provider, index, body)
+        self._ids: dict[str, str] = {}
 
     def __repr__(self) -> str:
         return f"ScriptedProvider({self.provider!r}, {len(self.responses)} response(s) left)"
@@ -66,7 +70,15 @@ class ScriptedProvider:
         body = self.responses.pop(0)
         status, payload = body if isinstance(body, tuple) else (200, body)
         text = payload if isinstance(payload, str) else json.dumps(payload)
-        return status, text.encode()
+        # Ids numbered per provider, in the order served: a test re-recorded with the
+        # same script writes the same cassette, whatever ran before it.
+        return status, _SCRIPTED_ID.sub(self._stable_id, text).encode()
+
+    def _stable_id(self, match: re.Match[str]) -> str:
+        found = match.group(0)
+        if found not in self._ids:
+            self._ids[found] = f"{match.group('prefix')}_scripted{len(self._ids) + 1:04d}"
+        return self._ids[found]
 
     def http_client(self) -> Any:
         """An ``httpx2.Client`` (Anthropic) or ``httpx.Client`` answering from the script."""
@@ -91,6 +103,31 @@ class ScriptedProvider:
         # Tells agentloop_agent no real key is needed to record from this client.
         client.agentloop_scripted = True
         return client
+
+
+_SCRIPTED_ID = re.compile(r"\b(?P<prefix>[A-Za-z]+)_scripted\d{4,}\b")
+
+
+def _check_shape(provider: str, index: int, body: Body) -> None:
+    """Refuse a body written for the other provider's API, naming it and the builder."""
+    payload = body[1] if isinstance(body, tuple) else body
+    if not isinstance(payload, dict):
+        return
+    anthropic_shaped = payload.get("type") == "message" and "content" in payload
+    openai_shaped = payload.get("object") == "response" or "output" in payload
+    if provider == "anthropic" and openai_shaped and not anthropic_shaped:
+        raise ValueError(
+            f"ScriptedProvider('anthropic'): response {index} is an OpenAI Responses body "
+            "(it has 'output'); the Anthropic Messages API answers with type='message'. "
+            "Build it with anthropic_message(...), or use ScriptedProvider('openai', ...)."
+        )
+    if provider != "anthropic" and anthropic_shaped and not openai_shaped:
+        raise ValueError(
+            f"ScriptedProvider({provider!r}): response {index} is an Anthropic Messages "
+            "body (type='message'); the OpenAI Responses API answers with object='response' "
+            "and 'output'. Build it with openai_response(...), or use "
+            "ScriptedProvider('anthropic', ...)."
+        )
 
 
 def _id(prefix: str) -> str:
