@@ -4,14 +4,17 @@ Run by hand (numbers go in the issue's closing note):
 
     .venv/bin/python benchmarks/bench_plugin.py
 
-Targets (issue #3): a replayed single-request agent test adds at most 5 ms over the
-same test on agentloop's FakeClient, measured over 200 tests in one pytest run; the
-plugin adds under 30 ms to pytest start-up when no test uses it.
+Targets: a replayed single-request agent test adds at most 5 ms over the same test on
+agentloop's FakeClient, measured over 200 tests in one pytest run, both on a one-line
+answer and on a real-size one (issue #11: a recorded Anthropic web-search response of
+22 KB, read from ../shared/real-cassettes when it is there); the plugin adds under
+30 ms to pytest start-up when no test uses it.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -23,6 +26,13 @@ from textwrap import dedent
 
 TESTS = 200
 PYTHON = sys.executable
+REAL_CASSETTES = Path(
+    os.environ.get(
+        "AGENTLOOP_TOOLS_REAL_CASSETTES",
+        Path(__file__).resolve().parents[2] / "shared" / "real-cassettes",
+    )
+)
+REAL_SIZE = REAL_CASSETTES / "ellmer__anthropic-web-search.yaml"
 
 # Both suites import the provider SDK up front, as a real agent test module does
 # through the code under test: the comparison is per test, not one-time imports.
@@ -52,16 +62,19 @@ def test_fake(n):
 """
 
 REPLAY_TESTS = """
+import os
 import pytest
 {common}
+RECORDING = bool(os.environ.get("RECORDING"))
 
 @pytest.mark.default_cassette("one.yaml")
 @pytest.mark.vcr
 @pytest.mark.parametrize("n", range({tests}))
 def test_replay(n, agentloop_agent, agentloop_evidence):
-    agent = agentloop_agent([native_web_search()], provider="anthropic",
-                            http_client=ScriptedProvider("anthropic", SCRIPT).http_client())
-    assert agent.run("What is the answer?") == "The answer."
+    # Recorded from the script once; replayed as users replay, on the plugin's client.
+    scripted = ScriptedProvider("anthropic", SCRIPT).http_client() if RECORDING else None
+    agent = agentloop_agent([native_web_search()], provider="anthropic", http_client=scripted)
+    assert agent.run("What is the answer?")
 """
 
 
@@ -82,14 +95,17 @@ def pytest_sessionfinish(session):
 """
 
 
-def run(directory: Path, *args: str) -> float:
+def run(directory: Path, *args: str, recording: bool = False) -> float:
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(directory), "PYTHONPATH": str(directory)}
+    if recording:
+        env["RECORDING"] = "1"
     started = time.perf_counter()
     subprocess.run(
         [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
         cwd=directory,
         check=True,
         capture_output=True,
-        env={"PATH": "/usr/bin:/bin", "HOME": str(directory), "PYTHONPATH": str(directory)},
+        env=env,
     )
     return time.perf_counter() - started
 
@@ -104,10 +120,32 @@ def per_test(directory: Path) -> tuple[list[float], list[float]]:
     return fake[1:], replay[1:]
 
 
+def real_size_script() -> str | None:
+    """A real recorded web-search answer (search results, citations), as the script."""
+    if not REAL_SIZE.is_file():
+        return None
+    import yaml
+
+    cassette = yaml.safe_load(REAL_SIZE.read_text(encoding="utf-8"))
+    body = cassette["interactions"][0]["response"]["body"]["string"]
+    return f"\nimport json\nSCRIPT = [json.loads({body!r})]\n"
+
+
 def main() -> None:
+    measure("a one-line answer", "")
+    real = real_size_script()
+    if real is None:
+        print(f"real-size answer skipped: {REAL_SIZE} not found")
+    else:
+        measure(f"a real-size answer ({REAL_SIZE.name}, 22 KB)", real)
+    startup()
+
+
+def measure(label: str, script: str) -> None:
+    print(f"== {label}")
     directory = Path(tempfile.mkdtemp(prefix="bench-plugin-"))
     try:
-        common = dedent(COMMON)
+        common = dedent(COMMON) + script
         (directory / "timer.py").write_text(dedent(TIMER))
         (directory / "test_fake.py").write_text(
             dedent(FAKE_TESTS).format(common=common, tests=TESTS)
@@ -115,7 +153,9 @@ def main() -> None:
         (directory / "test_replay.py").write_text(
             dedent(REPLAY_TESTS).format(common=common, tests=1)
         )
-        run(directory, "test_replay.py", "--record-mode=once")  # one cassette, one request
+        run(
+            directory, "test_replay.py", "--record-mode=once", recording=True
+        )  # one cassette, one request
         (directory / "test_replay.py").write_text(
             dedent(REPLAY_TESTS).format(common=common, tests=TESTS)
         )
@@ -131,7 +171,13 @@ def main() -> None:
             f"added per replayed test: {median(extras):.2f} ms (median of 5 runs; "
             f"range {min(extras):.2f}-{max(extras):.2f})"
         )
+    finally:
+        shutil.rmtree(directory)
 
+
+def startup() -> None:
+    directory = Path(tempfile.mkdtemp(prefix="bench-plugin-"))
+    try:
         (directory / "test_nothing.py").write_text("def test_nothing():\n    pass\n")
         on, off = [], []
         for _ in range(15):  # interleaved, so machine noise hits both alike
