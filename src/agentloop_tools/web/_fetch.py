@@ -1,0 +1,712 @@
+"""web_fetch: a client-side tool that reads one web page for an agent, safely.
+
+For the URL the model gives, and again for every redirect hop, in this order:
+
+1. parse it as a browser does (the policy's own WHATWG parser) and refuse bad
+   URLs, other schemes, userinfo, over-long URLs and single-label hosts;
+2. ask the domain policy, before the cache, DNS, robots.txt or any request;
+3. resolve the host once and refuse if ANY address is not public;
+4. connect to an address that was checked (``_fetch_transport``), never to the name;
+5. follow at most five redirects by hand, each hop through 1-4 again.
+
+The body is streamed under a byte cap and a total deadline, turned into text by
+``_extract``, cached for ``cache_ttl`` seconds and served in pages of
+``max_chars`` characters.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+import zlib
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import closing
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+from ada_url import HostType, join_url, parse_url
+from agentloop import ToolSpec, tool
+from cachetools import TTLCache
+
+from agentloop_tools import __version__
+from agentloop_tools.web._address import parse_address, refusal
+from agentloop_tools.web._extract import (
+    EXTRA_HINT,
+    ExtractionError,
+    Extracted,
+    extract,
+    kind_of,
+)
+from agentloop_tools.web._fetch_errors import FetchRefusal, shown
+from agentloop_tools.web._fetch_record import header, redirect_trailer
+from agentloop_tools.web._fetch_transport import pinned_transport
+from agentloop_tools.web._policy import DomainPolicy
+from agentloop_tools.web._robots import RobotsRules, robots_url
+
+type Resolver = Callable[[str], Sequence[str]]
+
+MAX_URL_LENGTH = 2048
+MAX_REDIRECTS = 5
+DEFAULT_USER_AGENT = (
+    f"agentloop-tools-web_fetch/{__version__} (+https://github.com/based-models/agentloop-tools)"
+)
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
+_ACCEPT = "text/html,application/xhtml+xml,text/plain;q=0.9,application/pdf;q=0.9,*/*;q=0.5"
+_CHUNK = 16_384
+_ATTRIBUTES = ("href", "protocol", "username", "password", "hostname", "host_type")
+# Pages without readable text that say they need JavaScript, in the words sites use.
+_NEEDS_JS = ("enable javascript", "javascript is required", "javascript is disabled")
+_CACHE_SIZE = 128
+_ROBOTS_TTL = 3600.0
+
+_PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "url": {
+            "type": "string",
+            "description": "The full http(s) URL of the page to read.",
+        },
+        "start": {
+            "type": ["integer", "null"],
+            "description": (
+                "Character offset to continue a truncated page from (the result says "
+                "which); null for the beginning."
+            ),
+        },
+    },
+    "required": ["url", "start"],
+    "additionalProperties": False,
+}
+_DESCRIPTION = (
+    "Read one web page (HTML, plain text, JSON or PDF) and return its title, final URL "
+    "and main text. Long pages come in parts: call again with the same url and the "
+    "start offset the result gives. Errors start with a [code] and say what to do."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Page:
+    """One fetched document, as cached: everything needed to serve any part of it."""
+
+    chain: tuple[str, ...]  # the requested URL, each redirect hop, the final URL last
+    title: str | None
+    text: str
+    notes: tuple[str, ...]
+
+
+def web_fetch(
+    *,
+    policy: DomainPolicy | None = None,
+    name: str = "web_fetch",
+    max_chars: int = 100_000,
+    max_bytes: int = 5_000_000,
+    timeout: float = 15.0,
+    cache_ttl: float = 900,
+    respect_robots: bool = False,
+    user_agent: str = DEFAULT_USER_AGENT,
+    allow_private_networks: bool = False,
+    http_client: httpx.Client | None = None,
+    resolver: Resolver | None = None,
+) -> ToolSpec:
+    """A local agentloop tool that reads a web page: policy first, SSRF-proof, bounded, cached.
+
+    Args:
+        policy: the domain policy every URL and redirect hop must pass; None for none.
+        name: the tool's name as the model sees it.
+        max_chars: characters of text per result; longer pages are served in parts.
+        max_bytes: most bytes of body ever read (after decompression).
+        timeout: seconds the whole fetch may take, redirects and robots.txt included.
+        cache_ttl: seconds a fetched page is served again without a request (0: no cache).
+        respect_robots: fetch the site's robots.txt and obey it for ``user_agent``.
+        user_agent: the User-Agent header, and the name robots.txt rules are read for.
+        allow_private_networks: connect to loopback, private and link-local addresses
+            too (for intranet tools); never the default.
+        http_client: an ``httpx.Client`` to send requests through (a test seam, or a
+            proxy). The URL, policy, address and redirect checks still run here; only
+            the connection is the client's.
+        resolver: host name to IP address strings (default: the system resolver).
+
+    Returns:
+        An ``agentloop.ToolSpec`` taking ``url`` and ``start``.
+
+    Raises:
+        ValueError: a limit that is not a positive number, or a bad ``name``.
+    """
+    fetcher = Fetcher(
+        policy=policy,
+        max_chars=_positive_int(max_chars, "max_chars"),
+        max_bytes=_positive_int(max_bytes, "max_bytes"),
+        timeout=_positive_number(timeout, "timeout"),
+        cache_ttl=_non_negative(cache_ttl, "cache_ttl"),
+        respect_robots=respect_robots,
+        user_agent=user_agent,
+        allow_private_networks=allow_private_networks,
+        http_client=http_client,
+        resolver=resolver,
+        name=name,
+    )
+    if policy is not None and not isinstance(policy, DomainPolicy):
+        raise TypeError(f"policy must be a DomainPolicy or None, got {type(policy).__name__}.")
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"name must be a non-empty tool name, got {name!r}.")
+
+    def fetch(url: str, start: int | None = None) -> str:
+        return fetcher.fetch(url, start)
+
+    fetch.__doc__ = _DESCRIPTION
+    # agentloop abandons a call past timeout_seconds but cannot stop its thread; the
+    # fetch stops itself at ``timeout``, so the loop's bound is only a backstop.
+    return tool(_PARAMETERS, name=name, description=_DESCRIPTION, timeout_seconds=timeout + 15)(
+        fetch
+    )
+
+
+class Fetcher:
+    """The engine behind one web_fetch tool (its caches live as long as the tool)."""
+
+    def __init__(
+        self,
+        *,
+        policy: DomainPolicy | None,
+        max_chars: int,
+        max_bytes: int,
+        timeout: float,
+        cache_ttl: float,
+        respect_robots: bool,
+        user_agent: str,
+        allow_private_networks: bool,
+        http_client: httpx.Client | None,
+        resolver: Resolver | None,
+        name: str = "web_fetch",
+    ) -> None:
+        self._policy = policy
+        self._max_chars = max_chars
+        self._max_bytes = max_bytes
+        self._timeout = timeout
+        self._respect_robots = respect_robots
+        self._user_agent = user_agent
+        self._allow_private = allow_private_networks
+        self._client = http_client
+        self._resolver = resolver
+        self._name = name
+        self._lock = threading.Lock()
+        self._pages: TTLCache[tuple[str, int], _Page] | None = (
+            TTLCache(maxsize=_CACHE_SIZE, ttl=cache_ttl) if cache_ttl > 0 else None
+        )
+        self._robots: TTLCache[str, RobotsRules] = TTLCache(maxsize=_CACHE_SIZE, ttl=_ROBOTS_TTL)
+
+    def fetch(self, url: object, start: object = None) -> str:
+        """One tool call: the page text (a part of it), or a ``ToolError``."""
+        try:
+            offset = _start(start)
+            href = self.check_url(url, hop=None)
+            page = self._cached(href)
+            if page is None:
+                page = self._download(href)
+            return self._render(page, offset)
+        except FetchRefusal as refused:
+            raise refused.tool_error() from None
+        except _Failed as failed:
+            raise failed.refusal.tool_error(redirect_trailer(failed.followed)) from None
+
+    # Steps 1 and 2 ---------------------------------------------------------------
+
+    def check_url(self, url: object, *, hop: str | None) -> str:
+        """Steps 1 and 2 for one URL: its normalised form, or a ``FetchRefusal``."""
+        what = f"the redirect to {shown(url)}" if hop is not None else shown(url)
+        if not isinstance(url, str) or not url.strip():
+            raise FetchRefusal(
+                "invalid-url", f"{what} is not a URL", "pass a full http(s) URL as a string"
+            )
+        if len(url) > MAX_URL_LENGTH:
+            raise FetchRefusal(
+                "url-too-long",
+                f"{shown(url, 80)} is {len(url)} characters long, over {MAX_URL_LENGTH}",
+                "use a shorter URL (drop tracking parameters), or fetch the page it links from",
+            )
+        try:
+            parts = parse_url(url, attributes=_ATTRIBUTES)
+        except ValueError:
+            raise FetchRefusal(
+                "invalid-url",
+                f"{what} is not a valid URL",
+                "pass a full URL starting with https:// (or http://)",
+            ) from None
+        href = str(parts["href"])
+        scheme = str(parts["protocol"]).rstrip(":")
+        if scheme not in ("http", "https"):
+            raise FetchRefusal(
+                "unsupported-scheme",
+                f"{what} uses the {scheme}: scheme",
+                "only http:// and https:// pages can be fetched",
+            )
+        if parts["username"] or parts["password"] or _raw_userinfo(url):
+            raise FetchRefusal(
+                "userinfo-not-allowed",
+                f"{what} carries a user name or password before the host",
+                "remove the 'user:password@' part; credentials are never sent",
+            )
+        if len(href) > MAX_URL_LENGTH:
+            raise FetchRefusal(
+                "url-too-long",
+                f"{shown(url, 80)} is {len(href)} characters long once normalised, "
+                f"over {MAX_URL_LENGTH}",
+                "use a shorter URL",
+            )
+        hostname = str(parts["hostname"])
+        if parts["host_type"] == HostType.DEFAULT and "." not in hostname.strip("."):
+            raise FetchRefusal(
+                "hostname-too-shallow",
+                f"{what} names the single-label host {hostname!r} (a local name, not a site)",
+                "use the site's full domain name, such as example.com",
+            )
+        if self._policy is not None and not self._policy.permits(href):
+            subject = f"the redirect to {href}" if hop is not None else href
+            raise FetchRefusal(
+                "blocked-by-policy",
+                f"{subject} is not permitted by the domain policy ({self._policy!r})",
+                "do not retry it; pick a source on a permitted domain",
+            )
+        return href
+
+    # The cache -------------------------------------------------------------------
+
+    def _cached(self, href: str) -> _Page | None:
+        if self._pages is None:
+            return None
+        with self._lock:
+            page = self._pages.get((href, self._max_bytes))
+        if page is None:
+            return None
+        # The policy may be another tool's by now (a shared cache) or the chain may
+        # have been fetched under another: every hop must pass the current one.
+        for hop in page.chain[1:]:
+            self.check_url(hop, hop=hop)
+        return page
+
+    def _remember(self, page: _Page) -> None:
+        if self._pages is not None:
+            with self._lock:
+                self._pages[(page.chain[0], self._max_bytes)] = page
+
+    # Steps 3 to 5 ----------------------------------------------------------------
+
+    def _download(self, href: str) -> _Page:
+        deadline = time.monotonic() + self._timeout
+        pins: dict[str, list[str]] = {}
+        client = self._client or httpx.Client(
+            transport=pinned_transport(pins, deadline), follow_redirects=False, trust_env=False
+        )
+        chain = [href]
+        try:
+            current = href
+            for hops in range(MAX_REDIRECTS + 1):
+                self._admit(current, pins, deadline)
+                if self._respect_robots:
+                    self._obey_robots(current, client, pins, deadline)
+                with closing(self._send(client, current, deadline)) as response:
+                    location = response.headers.get("location")
+                    if response.status_code in _REDIRECTS and location:
+                        if hops == MAX_REDIRECTS:
+                            raise FetchRefusal(
+                                "fetch-error",
+                                f"{href} redirected more than {MAX_REDIRECTS} times "
+                                f"(last to {shown(location)})",
+                                "do not retry; the page may be in a redirect loop",
+                            )
+                        current = self._follow(current, location)
+                        chain.append(current)
+                        continue
+                    self._refuse_status(response, current)
+                    page = self._read(response, tuple(chain), deadline)
+                    self._remember(page)
+                    return page
+            raise AssertionError("unreachable: the loop returns or raises")  # pragma: no cover
+        except FetchRefusal as refused:
+            raise _Failed(refused, chain[1:]) from None
+        finally:
+            if self._client is None:
+                client.close()
+
+    def _follow(self, current: str, location: str) -> str:
+        try:
+            target = join_url(current, location.strip())
+        except ValueError:
+            raise FetchRefusal(
+                "fetch-error",
+                f"{current} redirected to {shown(location)}, which is not a valid URL",
+                "do not retry; the site's redirect is broken",
+            ) from None
+        return self.check_url(target, hop=target)
+
+    def _admit(self, href: str, pins: dict[str, list[str]], deadline: float) -> None:
+        """Step 3: resolve once, refuse if any address is not public, pin the answers."""
+        hostname = str(parse_url(href, attributes=("hostname",))["hostname"])
+        host = hostname.strip("[]").lower()
+        if host in pins:
+            return  # checked earlier in this fetch: one lookup per host, never a second
+        literal = parse_address(host)
+        if literal is not None:
+            answers = [str(literal)]
+        else:
+            answers = self._resolve(host, deadline)
+        addresses = []
+        for answer in answers:
+            address = parse_address(answer) if isinstance(answer, str) else None
+            if address is None:
+                raise FetchRefusal(
+                    "blocked-address",
+                    f"the resolver answered {shown(answer)} for {host}, which is not an IP address",
+                    "fix the resolver passed to web_fetch(resolver=...)",
+                )
+            if not self._allow_private:
+                reason = refusal(address)
+                if reason is not None:
+                    raise FetchRefusal(
+                        "blocked-address",
+                        f"{href} resolves to {address}, {reason}",
+                        "do not retry; only public internet addresses can be fetched",
+                    )
+            addresses.append(str(address))
+        pins[host] = addresses
+
+    def _resolve(self, host: str, deadline: float) -> list[str]:
+        resolver = self._resolver or _system_resolver
+        # getaddrinfo takes no timeout: run it on a daemon thread and stop waiting at
+        # the deadline (the lookup may finish later; its answer is then unused).
+        box: list[Sequence[str] | BaseException] = []
+
+        def lookup() -> None:
+            try:
+                box.append(resolver(host))
+            except BaseException as error:  # handed to the caller's thread below
+                box.append(error)
+
+        if self._resolver is not None:
+            lookup()
+        else:
+            worker = threading.Thread(target=lookup, daemon=True, name="web_fetch-resolve")
+            worker.start()
+            worker.join(max(deadline - time.monotonic(), 0))
+        if not box:
+            raise FetchRefusal(
+                "timeout", f"looking up {host} took too long", "try again later or another source"
+            )
+        result = box[0]
+        if isinstance(result, BaseException):
+            raise FetchRefusal(
+                "fetch-error",
+                f"{host} could not be resolved ({type(result).__name__}: {result})",
+                "check the domain name; do not retry a name that does not exist",
+            )
+        answers = list(result) if not isinstance(result, str) else [result]
+        if not answers:
+            raise FetchRefusal(
+                "fetch-error",
+                f"{host} has no address",
+                "check the domain name; do not retry a name that does not exist",
+            )
+        return answers
+
+    def _send(self, client: httpx.Client, href: str, deadline: float) -> httpx.Response:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise FetchRefusal(
+                "timeout",
+                f"no time left to request {href} within {self._timeout:g} s",
+                "try again later, or another source",
+            )
+        request = client.build_request(
+            "GET",
+            href,
+            headers={
+                "User-Agent": self._user_agent,
+                "Accept": _ACCEPT,
+                "Accept-Encoding": "gzip, deflate",
+            },
+            timeout=httpx.Timeout(remaining),
+        )
+        try:
+            return client.send(request, stream=True, follow_redirects=False)
+        except httpx.TimeoutException:
+            raise FetchRefusal(
+                "timeout",
+                f"{href} did not answer within {self._timeout:g} s",
+                "try again later, or another source",
+            ) from None
+        except httpx.HTTPError as error:
+            raise FetchRefusal(
+                "fetch-error",
+                f"{href} could not be reached ({type(error).__name__}: {error})",
+                "try again later, or another source",
+            ) from None
+
+    def _refuse_status(self, response: httpx.Response, href: str) -> None:
+        status = response.status_code
+        if status < 400 and status not in _REDIRECTS:
+            return
+        if status in _REDIRECTS:
+            message = f"{href} answered {status} without a Location to follow"
+            remedy = "do not retry; the site's redirect is broken"
+        elif status in (404, 410):
+            message = f"{href} answered {status} {response.reason_phrase}: there is no such page"
+            remedy = "do not retry this URL; search for the page's current address"
+        elif status in (401, 403, 451):
+            message = f"{href} answered {status} {response.reason_phrase}"
+            remedy = "do not retry; the page is not public. Use another source"
+        elif status == 429 or status >= 500:
+            message = f"{href} answered {status} {response.reason_phrase}"
+            remedy = "it may be temporary: retry later, or use another source"
+        else:
+            message = f"{href} answered {status} {response.reason_phrase}"
+            remedy = "do not retry the same request; use another source"
+        raise FetchRefusal("fetch-error", message, remedy)
+
+    def _obey_robots(
+        self, href: str, client: httpx.Client, pins: dict[str, list[str]], deadline: float
+    ) -> None:
+        where = robots_url(href)
+        with self._lock:
+            rules = self._robots.get(where)
+        if rules is None:
+            rules = self._read_robots(where, client, pins, deadline)
+            with self._lock:
+                self._robots[where] = rules
+        if not rules.permits(href, self._user_agent):
+            raise FetchRefusal(
+                "disallowed-by-robots",
+                f"{where} does not let {self._user_agent.split('/')[0]} fetch {href}",
+                "do not retry; the site asks crawlers not to read this page",
+            )
+
+    def _read_robots(
+        self, where: str, client: httpx.Client, pins: dict[str, list[str]], deadline: float
+    ) -> RobotsRules:
+        """robots.txt through steps 1-4 and at most five redirects; 4xx means no rules."""
+        current = self.check_url(where, hop=where)
+        for _ in range(MAX_REDIRECTS + 1):
+            self._admit(current, pins, deadline)
+            with closing(self._send(client, current, deadline)) as response:
+                location = response.headers.get("location")
+                if response.status_code in _REDIRECTS and location:
+                    current = self._follow(current, location)
+                    continue
+                if 400 <= response.status_code < 500:
+                    return RobotsRules(None)
+                if response.status_code >= 400:
+                    break
+                body = b"".join(_capped(response, 512_000, deadline))
+                return RobotsRules(body.decode("utf-8", errors="replace"))
+        # Unreachable or erroring robots.txt: crawlers treat that as "stay out".
+        raise FetchRefusal(
+            "disallowed-by-robots",
+            f"{where} could not be read, so the site's rules are unknown",
+            "try again later, or use another source",
+        )
+
+    # Reading the body ------------------------------------------------------------
+
+    def _read(self, response: httpx.Response, chain: tuple[str, ...], deadline: float) -> _Page:
+        final = chain[-1]
+        content_type = response.headers.get("content-type")
+        declared = _declared_length(response)
+        chunks = _capped(response, self._max_bytes + 1, deadline)
+        first = next(chunks, b"")
+        kind = kind_of(content_type, first)
+        if kind is None:
+            raise FetchRefusal(
+                "unsupported-content",
+                f"{final} is {content_type or 'of an unknown type'}, not a page with text",
+                "web_fetch reads HTML, text, JSON and PDF; use another source",
+            )
+        if kind == "pdf" and declared is not None and declared > self._max_bytes:
+            raise FetchRefusal(
+                "too-large",
+                f"{final} is a {declared:,}-byte PDF, over the {self._max_bytes:,}-byte limit",
+                "a cut PDF cannot be read: use another source or a smaller document",
+            )
+        body = bytearray(first)
+        for chunk in chunks:
+            body += chunk
+        truncated = len(body) > self._max_bytes
+        del body[self._max_bytes :]
+        try:
+            extracted = extract(kind, bytes(body), content_type)
+        except ExtractionError as error:
+            if truncated:
+                raise FetchRefusal(
+                    "too-large",
+                    f"{final} is larger than {self._max_bytes:,} bytes and its first part "
+                    f"could not be read ({error})",
+                    "use another source or a smaller document",
+                ) from None
+            raise FetchRefusal(
+                "unsupported-content",
+                f"{final} could not be read: {error}",
+                "use another source" if "pypdf" not in str(error) else EXTRA_HINT,
+            ) from None
+        return self._page(extracted, chain, kind, truncated)
+
+    def _page(self, extracted: Extracted, chain: tuple[str, ...], kind: str, cut: bool) -> _Page:
+        final = chain[-1]
+        text = extracted.text
+        if not text.strip() or _needs_javascript(text):
+            if cut:
+                raise FetchRefusal(
+                    "too-large",
+                    f"{final} is larger than {self._max_bytes:,} bytes and its first part "
+                    "has no readable text",
+                    "use another source",
+                )
+            raise FetchRefusal(
+                "no-text",
+                f"{final} has no readable text; the page may need JavaScript to show it",
+                "use another source, such as a static or text version of the page",
+            )
+        notes: list[str] = []
+        if cut:
+            notes.append(
+                f"note: the page is larger than {self._max_bytes:,} bytes; "
+                "only its beginning was read"
+            )
+        if kind == "html" and extracted.extractor == "basic":
+            notes.append(
+                f"note: plain HTML reading; {EXTRA_HINT} for main-text extraction and PDFs"
+            )
+        return _Page(chain, extracted.title, text, tuple(notes))
+
+    # The result ------------------------------------------------------------------
+
+    def _render(self, page: _Page, offset: int) -> str:
+        total = len(page.text)
+        if offset > 0 and offset >= total:
+            raise FetchRefusal(
+                "invalid-start",
+                f"start={offset} is past the end of {page.chain[-1]} ({total:,} characters)",
+                f"use a start between 0 and {max(total - 1, 0)}",
+            )
+        end = min(offset + self._max_chars, total)
+        notes = [*page.notes, f"characters: {offset}-{end} of {total}"]
+        text = page.text[offset:end]
+        if end < total:
+            text += (
+                f"\n\n[truncated: {total - end:,} more characters; call {self._name} again "
+                f"with the same url and start={end} to continue]"
+            )
+        head = header(page.chain[-1], page.chain[1:-1], page.title, notes)
+        return f"{head}\n\n{text}"
+
+
+class _Failed(Exception):
+    """A refusal raised after some redirects were followed (they were reached)."""
+
+    def __init__(self, refusal: FetchRefusal, followed: Sequence[str]) -> None:
+        super().__init__(str(refusal))
+        self.refusal = refusal
+        self.followed = tuple(followed)
+
+
+def _capped(response: httpx.Response, limit: int, deadline: float) -> Iterator[bytes]:
+    """The decoded body, at most ``limit`` bytes, stopping at ``deadline``.
+
+    Decompression is ours (``iter_raw`` plus ``max_length``) so a small compressed
+    body can never expand past ``limit`` in memory.
+    """
+    encoding = response.headers.get("content-encoding", "identity").strip().lower()
+    if encoding not in ("identity", "", "gzip", "x-gzip", "deflate"):
+        raise FetchRefusal(
+            "unsupported-content",
+            f"{response.request.url} is sent with content-encoding {encoding!r}",
+            "use another source",
+        )
+    inflate = None
+    if encoding in ("gzip", "x-gzip"):
+        inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    elif encoding == "deflate":
+        inflate = zlib.decompressobj()
+    left = limit
+    try:
+        for raw in response.iter_raw(_CHUNK):
+            if time.monotonic() > deadline:
+                raise FetchRefusal(
+                    "timeout",
+                    f"{response.request.url} was still sending when the time ran out",
+                    "try again later, or another source",
+                )
+            data = raw
+            if inflate is not None:
+                data = inflate.decompress(inflate.unconsumed_tail + raw, left)
+            if not data:
+                continue
+            data = data[:left]
+            left -= len(data)
+            yield data
+            if left <= 0:
+                return
+    except httpx.TimeoutException:
+        raise FetchRefusal(
+            "timeout",
+            f"{response.request.url} was still sending when the time ran out",
+            "try again later, or another source",
+        ) from None
+    except (httpx.HTTPError, zlib.error) as error:
+        raise FetchRefusal(
+            "fetch-error",
+            f"reading {response.request.url} failed ({type(error).__name__}: {error})",
+            "try again later, or another source",
+        ) from None
+
+
+def _declared_length(response: httpx.Response) -> int | None:
+    value = response.headers.get("content-length", "")
+    return int(value) if value.isdigit() else None
+
+
+def _needs_javascript(text: str) -> bool:
+    """A short text that only asks for JavaScript is a page that did not render."""
+    return len(text) < 400 and any(phrase in text.lower() for phrase in _NEEDS_JS)
+
+
+def _raw_userinfo(url: str) -> bool:
+    """Whether the authority as typed holds an ``@`` (even an empty ``http://@host``)."""
+    rest = url.strip().split(":", 1)[-1].lstrip("/\\")
+    for stop in "/\\?#":
+        rest = rest.split(stop, 1)[0]
+    return "@" in rest
+
+
+def _start(start: object) -> int:
+    if start is None:
+        return 0
+    if isinstance(start, bool) or not isinstance(start, int) or start < 0:
+        raise FetchRefusal(
+            "invalid-start",
+            f"start={shown(start)} is not a character offset",
+            "pass null for the beginning, or the start value a truncated result gave",
+        )
+    return start
+
+
+def _system_resolver(host: str) -> list[str]:
+    infos = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
+    return list(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+def _positive_int(value: int, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ValueError(f"{name} must be a positive whole number, got {value!r}.")
+    return value
+
+
+def _positive_number(value: float, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise ValueError(f"{name} must be a positive number of seconds, got {value!r}.")
+    return float(value)
+
+
+def _non_negative(value: float, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
+        raise ValueError(f"{name} must be zero or a positive number of seconds, got {value!r}.")
+    return float(value)
