@@ -234,7 +234,8 @@ class Fetcher:
                 f"{what} is not a valid URL",
                 "pass a full URL starting with https:// (or http://)",
             ) from None
-        href = str(parts["href"])
+        # A fragment is never sent to the server: drop it, so it cannot split the cache.
+        href = str(parts["href"]).split("#", 1)[0]
         scheme = str(parts["protocol"]).rstrip(":")
         if scheme not in ("http", "https"):
             raise FetchRefusal(
@@ -614,7 +615,14 @@ def _capped(response: httpx.Response, limit: int, deadline: float) -> Iterator[b
     Decompression is ours (``iter_raw`` plus ``max_length``) so a small compressed
     body can never expand past ``limit`` in memory.
     """
+    try:
+        # Already in memory and decoded by httpx: a mock response or a replayed cassette.
+        read: Iterator[bytes] | None = iter([response.content])
+    except httpx.ResponseNotRead:
+        read = None
     encoding = response.headers.get("content-encoding", "identity").strip().lower()
+    if read is not None:
+        encoding = "identity"
     if encoding not in ("identity", "", "gzip", "x-gzip", "deflate"):
         raise FetchRefusal(
             "unsupported-content",
@@ -628,7 +636,7 @@ def _capped(response: httpx.Response, limit: int, deadline: float) -> Iterator[b
         inflate = zlib.decompressobj()
     left = limit
     try:
-        for raw in response.iter_raw(_CHUNK):
+        for raw in read if read is not None else response.iter_raw(_CHUNK):
             if time.monotonic() > deadline:
                 raise FetchRefusal(
                     "timeout",
