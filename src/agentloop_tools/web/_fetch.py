@@ -301,12 +301,14 @@ class Fetcher:
             transport=pinned_transport(pins, deadline), follow_redirects=False, trust_env=False
         )
         chain = [href]
+        sent = 0  # how many URLs of the chain were requested (a hop only counts then)
         try:
             current = href
             for hops in range(MAX_REDIRECTS + 1):
                 self._admit(current, pins, deadline)
                 if self._respect_robots:
                     self._obey_robots(current, client, pins, deadline)
+                sent = len(chain)
                 with closing(self._send(client, current, deadline)) as response:
                     location = response.headers.get("location")
                     if response.status_code in _REDIRECTS and location:
@@ -326,7 +328,7 @@ class Fetcher:
                     return page
             raise AssertionError("unreachable: the loop returns or raises")  # pragma: no cover
         except FetchRefusal as refused:
-            raise _Failed(refused, chain[1:]) from None
+            raise _Failed(refused, chain[1:sent]) from None
         finally:
             if self._client is None:
                 client.close()
