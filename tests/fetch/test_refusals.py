@@ -193,3 +193,29 @@ def test_a_bad_start_is_refused_before_any_request(start: object) -> None:
 def test_bad_options_fail_at_construction(option: str, value: object) -> None:
     with pytest.raises(ValueError, match=option):
         web_fetch(**{option: value})  # type: ignore[arg-type]
+
+
+def test_the_connection_goes_to_the_checked_address_with_the_original_host() -> None:
+    seen: list[str] = []
+
+    def serve(handler: http.server.BaseHTTPRequestHandler) -> None:
+        seen.append(handler.headers["Host"])
+        handler.send_response(200)
+        handler.send_header("content-type", "text/plain")
+        handler.end_headers()
+        handler.wfile.write(b"pinned")
+
+    with local_server(serve) as (base, _hits):
+        port = base.rsplit(":", 1)[1]
+        lookups: list[str] = []
+
+        def resolver(host: str) -> list[str]:
+            lookups.append(host)
+            # A rebinding resolver: the second answer would be elsewhere.
+            return ["127.0.0.1"] if len(lookups) == 1 else ["10.9.9.9"]
+
+        tool = web_fetch(allow_private_networks=True, resolver=resolver)
+        result = fetch_once(tool, f"http://site.example:{port}/")
+    assert result.content.endswith("\n\npinned")
+    assert seen == [f"site.example:{port}"]
+    assert lookups == ["site.example"]
