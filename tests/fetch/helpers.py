@@ -105,11 +105,11 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     hits: list[str]
     serve: Callable[[http.server.BaseHTTPRequestHandler], None]
 
-    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+    def do_GET(self) -> None:
         self.hits.append(self.path)
         type(self).serve(self)
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: Any) -> None:
         return
 
 

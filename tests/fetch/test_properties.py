@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Iterable
+from collections.abc import Sequence
 from typing import Any
 
 import httpcore
@@ -14,8 +14,10 @@ from hypothesis import strategies as st
 
 from agentloop_tools.web._fetch import Fetcher
 
-REFUSED_V4 = ["127.0.0.1", "10.0.0.1", "169.254.169.254", "100.100.100.200", "0.0.0.0",
-              "192.168.0.1", "172.16.0.1", "224.0.0.1", "255.255.255.255", "100.64.0.1"]  # fmt: skip
+REFUSED_V4 = [
+    *("127.0.0.1", "10.0.0.1", "169.254.169.254", "100.100.100.200", "0.0.0.0"),
+    *("192.168.0.1", "172.16.0.1", "224.0.0.1", "255.255.255.255", "100.64.0.1"),
+]
 PUBLIC_V4 = ["93.184.215.14", "8.8.8.8", "1.1.1.1"]
 PUBLIC_V6 = ["2606:2800:220:1::1", "2001:4860:4860::8888"]
 
@@ -46,23 +48,62 @@ hosts = st.one_of(
     st.sampled_from(REFUSED_V4 + PUBLIC_V4).flatmap(
         lambda address: st.sampled_from(_v4_forms(address) + _v6_forms(address))
     ),
-    st.sampled_from(["[::1]", "[::]", "[fe80::1]", "[fd00:ec2::254]", "[2002:7f00:1::]",
-                     "[2001:0:4136:e378:8000:63bf:80ff:fffe]"] + [f"[{a}]" for a in PUBLIC_V6]),  # fmt: skip
-    st.sampled_from(["localhost", "intranet", "example.com", "a.example", "xn--bcher-kva.example",
-                     "rebind.example", "LOCALHOST.", "127.0.0.1.nip.io", "%31%32%37.0.0.1",
-                     "ex%61mple.com"]),  # fmt: skip
+    st.sampled_from(
+        [
+            "[::1]",
+            "[::]",
+            "[fe80::1]",
+            "[fd00:ec2::254]",
+            "[2002:7f00:1::]",
+            "[2001:0:4136:e378:8000:63bf:80ff:fffe]",
+        ]
+        + [f"[{a}]" for a in PUBLIC_V6]
+    ),
+    st.sampled_from(
+        [
+            "localhost",
+            "intranet",
+            "example.com",
+            "a.example",
+            "xn--bcher-kva.example",
+            "rebind.example",
+            "LOCALHOST.",
+            "127.0.0.1.nip.io",
+            "%31%32%37.0.0.1",
+            "ex%61mple.com",
+        ]
+    ),
 )
 urls = st.builds(
-    lambda scheme, slashes, userinfo, host, port, path: f"{scheme}{slashes}{userinfo}{host}{port}{path}",
-    st.sampled_from(["http:", "https:", "HTTP:", "hTtPs:", "ftp:", "file:", "ws:", "gopher:",
-                     "javascript:", "hxxp:", ""]),  # fmt: skip
+    lambda scheme, slashes, userinfo, host, port, path: (
+        f"{scheme}{slashes}{userinfo}{host}{port}{path}"
+    ),
+    st.sampled_from(
+        [
+            "http:",
+            "https:",
+            "HTTP:",
+            "hTtPs:",
+            "ftp:",
+            "file:",
+            "ws:",
+            "gopher:",
+            "javascript:",
+            "hxxp:",
+            "",
+        ]
+    ),
     st.sampled_from(["//", "/", "\\\\", "///", "/\\", ""]),
     st.sampled_from(["", "user@", "user:pw@", "@", ":@", "a%40b@", "example.com@"]),
     hosts,
     st.sampled_from(["", ":80", ":443", ":8080", ":0", ":65536"]),
     st.sampled_from(["", "/", "/a/../b", "/%2e%2e/", "?q=1", "#f", "/\t/x"]),
 )
-answers = st.lists(st.sampled_from(REFUSED_V4 + PUBLIC_V4 + PUBLIC_V6 + ["::1", "::ffff:10.0.0.1"]), min_size=1, max_size=3)
+answers = st.lists(
+    st.sampled_from(REFUSED_V4 + PUBLIC_V4 + PUBLIC_V6 + ["::1", "::ffff:10.0.0.1"]),
+    min_size=1,
+    max_size=3,
+)
 
 
 def _refused_by_oracle(address: str) -> bool:
@@ -72,7 +113,11 @@ def _refused_by_oracle(address: str) -> bool:
         if ip.ipv4_mapped is not None:
             return _refused_by_oracle(str(ip.ipv4_mapped))
         if ip in ipaddress.IPv6Network("64:ff9b::/96") or ip in ipaddress.IPv6Network("::/96"):
-            return True if int(ip) <= 1 else _refused_by_oracle(str(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)))
+            return (
+                True
+                if int(ip) <= 1
+                else _refused_by_oracle(str(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)))
+            )
     if isinstance(ip, ipaddress.IPv4Address) and ip in ipaddress.IPv4Network("100.64.0.0/10"):
         return True
     return not ip.is_global or ip.is_multicast
@@ -91,7 +136,9 @@ def connects(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return attempts
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(url=urls, answer=answers)
 @example(url="http://0x7f.1/", answer=["93.184.215.14"])
 @example(url="http://2130706433/", answer=["93.184.215.14"])
@@ -103,7 +150,7 @@ def test_no_url_passes_the_checks_and_connects_to_a_refused_address(
 ) -> None:
     looked_up: list[str] = []
 
-    def resolver(host: str) -> Iterable[str]:
+    def resolver(host: str) -> Sequence[str]:
         looked_up.append(host)
         return answer
 

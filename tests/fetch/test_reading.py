@@ -8,9 +8,12 @@ import json
 import threading
 import time
 import tracemalloc
+from typing import Any
 
 import httpx
 import pytest
+from agentloop import ToolSpec
+from agentloop.transcript import ToolResultPart
 
 from agentloop_tools.web import web_fetch
 from tests.fetch.helpers import (
@@ -39,13 +42,13 @@ ARTICLE = (
 )
 
 
-def _tool(recorder: Recorder, **options: object) -> object:
-    return web_fetch(http_client=recorder.client(), resolver=public_resolver, **options)  # type: ignore[arg-type]
+def _tool(recorder: Recorder, **options: Any) -> ToolSpec:
+    return web_fetch(http_client=recorder.client(), resolver=public_resolver, **options)
 
 
 def test_html_gives_title_final_url_and_main_text_without_scripts_or_navigation() -> None:
     recorder = Recorder(lambda request: html_page(ARTICLE, title="Tides &amp; ports"))
-    result = fetch_once(_tool(recorder), "https://tides.example/north-sea")  # type: ignore[arg-type]
+    result = fetch_once(_tool(recorder), "https://tides.example/north-sea")
     assert not result.is_error, result.content
     head, text = result.content.split("\n\n", 1)
     assert head.splitlines()[:2] == [
@@ -59,12 +62,14 @@ def test_html_gives_title_final_url_and_main_text_without_scripts_or_navigation(
     assert request.headers["user-agent"].startswith("agentloop-tools-web_fetch/")
 
 
-def test_the_basic_reader_also_drops_scripts_and_navigation(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_basic_reader_also_drops_scripts_and_navigation(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from agentloop_tools.web import _extract
 
     monkeypatch.setattr(_extract, "_has", lambda module: False)
     recorder = Recorder(lambda request: html_page(ARTICLE))
-    result = fetch_once(_tool(recorder), "https://tides.example/")  # type: ignore[arg-type]
+    result = fetch_once(_tool(recorder), "https://tides.example/")
     assert "Paragraph 11" in result.content
     assert "[web_fetch] note: plain HTML reading; install based-models-agentloop-tools[fetch]" in (
         result.content
@@ -78,9 +83,11 @@ def test_without_the_extra_a_pdf_says_what_to_install(monkeypatch: pytest.Monkey
 
     monkeypatch.setattr(_extract, "_has", lambda module: False)
     recorder = Recorder(
-        lambda r: httpx.Response(200, headers={"content-type": "application/pdf"}, content=tiny_pdf(["x"]))
+        lambda r: httpx.Response(
+            200, headers={"content-type": "application/pdf"}, content=tiny_pdf(["x"])
+        )
     )
-    result = fetch_once(_tool(recorder), "https://files.example/r.pdf")  # type: ignore[arg-type]
+    result = fetch_once(_tool(recorder), "https://files.example/r.pdf")
     assert result.content.startswith("Error: [unsupported-content] ")
     assert "based-models-agentloop-tools[fetch]" in result.content
 
@@ -90,7 +97,7 @@ def test_a_pdf_is_read_as_text_not_returned_as_binary() -> None:
     recorder = Recorder(
         lambda r: httpx.Response(200, headers={"content-type": "application/pdf"}, content=pdf)
     )
-    result = fetch_once(_tool(recorder), "https://files.example/q3.pdf")  # type: ignore[arg-type]
+    result = fetch_once(_tool(recorder), "https://files.example/q3.pdf")
     assert not result.is_error, result.content
     assert "[web_fetch] title: Q3 report" in result.content
     assert result.content.endswith("Quarterly results\nRevenue grew 12 percent")
@@ -100,7 +107,7 @@ def test_a_pdf_is_read_as_text_not_returned_as_binary() -> None:
 def test_a_pdf_sent_as_octet_stream_is_sniffed() -> None:
     pdf = tiny_pdf(["Sniffed by its first bytes"])
     recorder = Recorder(lambda r: httpx.Response(200, content=pdf))
-    result = fetch_once(_tool(recorder), "https://files.example/download?id=3")  # type: ignore[arg-type]
+    result = fetch_once(_tool(recorder), "https://files.example/download?id=3")
     assert "Sniffed by its first bytes" in result.content
 
 
@@ -110,7 +117,7 @@ def test_a_broken_pdf_is_a_clear_error() -> None:
             200, headers={"content-type": "application/pdf"}, content=b"%PDF-1.4\ngarbage"
         )
     )
-    result = fetch_once(_tool(recorder), "https://files.example/bad.pdf")  # type: ignore[arg-type]
+    result = fetch_once(_tool(recorder), "https://files.example/bad.pdf")
     assert result.is_error
     assert result.content.startswith(("Error: [unsupported-content] ", "Error: [no-text] "))
 
@@ -124,7 +131,7 @@ def test_a_pdf_over_the_byte_cap_is_too_large_without_reading_it() -> None:
             content=pdf,
         )
     )
-    result = fetch_once(_tool(recorder, max_bytes=100), "https://files.example/big.pdf")  # type: ignore[arg-type]
+    result = fetch_once(_tool(recorder, max_bytes=100), "https://files.example/big.pdf")
     assert result.content.startswith("Error: [too-large] "), result.content
 
 
@@ -133,14 +140,14 @@ def test_an_image_is_unsupported_content() -> None:
     recorder = Recorder(
         lambda r: httpx.Response(200, headers={"content-type": "image/png"}, content=png)
     )
-    result = fetch_once(_tool(recorder), "https://img.example/cat.png")  # type: ignore[arg-type]
+    result = fetch_once(_tool(recorder), "https://img.example/cat.png")
     assert result.content.startswith("Error: [unsupported-content] https://img.example/cat.png ")
     assert "image/png" in result.content
 
 
 def test_binary_without_a_type_is_unsupported_content() -> None:
     recorder = Recorder(lambda r: httpx.Response(200, content=b"\x00\x01\x02binary" * 10))
-    result = fetch_once(_tool(recorder), "https://img.example/blob")  # type: ignore[arg-type]
+    result = fetch_once(_tool(recorder), "https://img.example/blob")
     assert result.content.startswith("Error: [unsupported-content] ")
 
 
@@ -151,32 +158,40 @@ def test_text_and_json_come_back_as_they_are() -> None:
         if request.url.path.endswith(".json"):
             return httpx.Response(200, json=document)
         return httpx.Response(
-            200, headers={"content-type": "text/plain; charset=latin-1"}, content="Côte".encode("latin-1")
+            200,
+            headers={"content-type": "text/plain; charset=latin-1"},
+            content="Côte".encode("latin-1"),
         )
 
     recorder = Recorder(respond)
     tool = _tool(recorder)
-    json_result = fetch_once(tool, "https://api.example/data.json")  # type: ignore[arg-type]
+    json_result = fetch_once(tool, "https://api.example/data.json")
     assert json.loads(json_result.content.split("\n\n", 1)[1]) == document
-    text_result = fetch_once(tool, "https://api.example/notes.txt")  # type: ignore[arg-type]
+    text_result = fetch_once(tool, "https://api.example/notes.txt")
     assert text_result.content.endswith("\n\nCôte")
 
 
 def test_a_javascript_only_page_is_no_text_not_success() -> None:
-    shell = "<div id='root'></div><noscript>You need to enable JavaScript to run this app.</noscript><script src='/app.js'></script>"
+    shell = (
+        "<div id='root'></div><noscript>You need to enable JavaScript to run this app."
+        "</noscript><script src='/app.js'></script>"
+    )
     recorder = Recorder(lambda r: html_page(shell, title="App"))
-    result = fetch_once(_tool(recorder), "https://spa.example/")  # type: ignore[arg-type]
+    result = fetch_once(_tool(recorder), "https://spa.example/")
     assert result.content.startswith("Error: [no-text] https://spa.example/ ")
     assert "JavaScript" in result.content
 
 
 @pytest.mark.parametrize(
-    ("status", "hint"), [(404, "do not retry"), (410, "do not retry"), (403, "not public"), (503, "retry later")]
+    ("status", "hint"),
+    [(404, "do not retry"), (410, "do not retry"), (403, "not public"), (503, "retry later")],
 )
 def test_an_http_error_names_the_status(status: int, hint: str) -> None:
     recorder = Recorder(lambda r: html_page("<p>nope</p>", status=status))
-    result = fetch_once(_tool(recorder), "https://gone.example/page")  # type: ignore[arg-type]
-    assert result.content.startswith(f"Error: [fetch-error] https://gone.example/page answered {status}")
+    result = fetch_once(_tool(recorder), "https://gone.example/page")
+    assert result.content.startswith(
+        f"Error: [fetch-error] https://gone.example/page answered {status}"
+    )
     assert hint in result.content
 
 
@@ -188,7 +203,7 @@ def test_paging_with_start_reads_the_cached_document_without_a_new_request() -> 
     tool = _tool(recorder, max_chars=4000)
     url = "https://long.example/doc"
     transcript = converse(
-        tool,  # type: ignore[arg-type]
+        tool,
         turn({"url": url}),
         turn({"url": url, "start": 4000}),
         turn({"url": url, "start": 8000}),
@@ -196,13 +211,17 @@ def test_paging_with_start_reads_the_cached_document_without_a_new_request() -> 
     )
     first, second, third, past = results(transcript)
     assert first.content.endswith(
-        "[truncated: 7,999 more characters; call web_fetch again with the same url and start=4000 to continue]"
+        "[truncated: 7,999 more characters; call web_fetch again with the same url "
+        "and start=4000 to continue]"
     )
     assert "[web_fetch] characters: 4000-8000 of 11999" in second.content
     assert "start=8000" in second.content
     assert "[web_fetch] characters: 8000-11999 of 11999" in third.content
     assert "[truncated" not in third.content
-    body = lambda part: part.content.split("\n\n", 1)[1].split("\n\n[truncated")[0]  # noqa: E731
+
+    def body(part: ToolResultPart) -> str:
+        return part.content.split("\n\n", 1)[1].split("\n\n[truncated")[0]
+
     assert body(first) + body(second) + body(third) == words
     assert past.content.startswith("Error: [invalid-start] start=20000 is past the end")
     assert len(recorder.requests) == 1
@@ -211,16 +230,16 @@ def test_paging_with_start_reads_the_cached_document_without_a_new_request() -> 
 def test_a_cache_hit_sends_no_request_and_expires() -> None:
     recorder = Recorder()
     tool = _tool(recorder, cache_ttl=0.3)
-    first = fetch_once(tool, "https://cache.example/a")  # type: ignore[arg-type]
-    again = fetch_once(tool, "https://CACHE.example:443/a#section")  # type: ignore[arg-type]
+    first = fetch_once(tool, "https://cache.example/a")
+    again = fetch_once(tool, "https://CACHE.example:443/a#section")
     assert again.content == first.content
     assert len(recorder.requests) == 1
     time.sleep(0.35)
-    fetch_once(tool, "https://cache.example/a")  # type: ignore[arg-type]
+    fetch_once(tool, "https://cache.example/a")
     assert len(recorder.requests) == 2
     no_cache = _tool(recorder, cache_ttl=0)
-    fetch_once(no_cache, "https://cache.example/a")  # type: ignore[arg-type]
-    fetch_once(no_cache, "https://cache.example/a")  # type: ignore[arg-type]
+    fetch_once(no_cache, "https://cache.example/a")
+    fetch_once(no_cache, "https://cache.example/a")
     assert len(recorder.requests) == 4
 
 

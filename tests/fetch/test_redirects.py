@@ -102,7 +102,9 @@ def test_more_than_five_redirects_is_an_error() -> None:
     recorder = _redirects(table)
     tool = web_fetch(http_client=recorder.client(), resolver=public_resolver)
     result = fetch_once(tool, "https://loop.example/0")
-    assert result.content.startswith("Error: [fetch-error] https://loop.example/0 redirected more than 5 times")
+    assert result.content.startswith(
+        "Error: [fetch-error] https://loop.example/0 redirected more than 5 times"
+    )
     assert len(recorder.requests) == 6
 
 
@@ -134,7 +136,9 @@ def test_robots_txt_is_obeyed_for_the_honest_user_agent_and_cached() -> None:
     recorder = _robots("User-agent: *\nDisallow: /private\n")
     tool = web_fetch(http_client=recorder.client(), resolver=public_resolver, respect_robots=True)
     refused = fetch_once(tool, "https://site.example/private/page")
-    assert refused.content.startswith("Error: [disallowed-by-robots] https://site.example/robots.txt ")
+    assert refused.content.startswith(
+        "Error: [disallowed-by-robots] https://site.example/robots.txt "
+    )
     allowed = fetch_once(tool, "https://site.example/public")
     assert not allowed.is_error
     assert recorder.urls == ["https://site.example/robots.txt", "https://site.example/public"]

@@ -10,9 +10,9 @@ from agentloop_tools.web import DomainPolicy, web_fetch
 from tests.fetch.helpers import Recorder, fetch_once, local_server, public_resolver
 
 
-def _refused(url: str, code: str, **options: object) -> str:
+def _refused(url: str, code: str) -> str:
     recorder = Recorder()
-    tool = web_fetch(http_client=recorder.client(), resolver=public_resolver, **options)  # type: ignore[arg-type]
+    tool = web_fetch(http_client=recorder.client(), resolver=public_resolver)
     result = fetch_once(tool, url)
     assert result.is_error, result.content
     assert result.content.startswith(f"Error: [{code}] "), result.content
@@ -125,7 +125,8 @@ def test_the_policy_refuses_before_the_cache_dns_robots_or_any_request() -> None
     result = fetch_once(tool, "https://evil.example/")
     assert result.content.startswith("Error: [blocked-by-policy] https://evil.example/ ")
     assert "do not retry" in result.content
-    assert looked_up == [] and recorder.requests == []
+    assert looked_up == []
+    assert recorder.requests == []
     blocked = web_fetch(
         policy=DomainPolicy.block(["evil.example"]),
         http_client=recorder.client(),
@@ -134,7 +135,8 @@ def test_the_policy_refuses_before_the_cache_dns_robots_or_any_request() -> None
     assert fetch_once(blocked, "https://sub.EVIL.example./x").content.startswith(
         "Error: [blocked-by-policy] "
     )
-    assert looked_up == [] and recorder.requests == []
+    assert looked_up == []
+    assert recorder.requests == []
 
 
 def test_a_local_server_receives_nothing_for_any_form_of_its_address() -> None:
@@ -157,7 +159,11 @@ def test_a_local_server_receives_nothing_for_any_form_of_its_address() -> None:
             result = fetch_once(tool, url)
             assert result.is_error, url
             assert result.content.startswith(
-                ("Error: [blocked-address] ", "Error: [hostname-too-shallow] ", "Error: [fetch-error] ")
+                (
+                    "Error: [blocked-address] ",
+                    "Error: [hostname-too-shallow] ",
+                    "Error: [fetch-error] ",
+                )
             ), result.content
         assert hits == []
 

@@ -34,8 +34,8 @@ from agentloop_tools import __version__
 from agentloop_tools.web._address import parse_address, refusal
 from agentloop_tools.web._extract import (
     EXTRA_HINT,
-    ExtractionError,
     Extracted,
+    ExtractionError,
     extract,
     kind_of,
 )
@@ -351,10 +351,7 @@ class Fetcher:
         if host in pins:
             return  # checked earlier in this fetch: one lookup per host, never a second
         literal = parse_address(host)
-        if literal is not None:
-            answers = [str(literal)]
-        else:
-            answers = self._resolve(host, deadline)
+        answers = [str(literal)] if literal is not None else self._resolve(host, deadline)
         addresses = []
         for answer in answers:
             address = parse_address(answer) if isinstance(answer, str) else None

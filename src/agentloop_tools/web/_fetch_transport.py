@@ -149,4 +149,3 @@ def pinned_transport(pins: Mapping[str, Sequence[str]], deadline: float) -> http
 def _remaining(deadline: float, timeout: float | None) -> float:
     left = deadline - time.monotonic()
     return left if timeout is None else min(left, timeout)
-
