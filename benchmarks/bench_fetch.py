@@ -21,7 +21,34 @@ from agentloop_tools.web import DomainPolicy
 from agentloop_tools.web._extract import extract_html
 from agentloop_tools.web._fetch import Fetcher
 
-WORDS = ["the", "tide", "harbour", "coast", "rises", "falls", "table", "port", "region", "ship", "master", "chart", "moon", "water", "current", "evening", "morning", "spring", "neap", "storm", "surge", "wind", "north", "south", "east", "west"]
+WORDS = [
+    "the",
+    "tide",
+    "harbour",
+    "coast",
+    "rises",
+    "falls",
+    "table",
+    "port",
+    "region",
+    "ship",
+    "master",
+    "chart",
+    "moon",
+    "water",
+    "current",
+    "evening",
+    "morning",
+    "spring",
+    "neap",
+    "storm",
+    "surge",
+    "wind",
+    "north",
+    "south",
+    "east",
+    "west",
+]
 
 
 def article_page(size: int = 200_000, seed: int = 7) -> str:
