@@ -21,7 +21,7 @@ import threading
 import time
 import zlib
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import closing
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,6 +46,12 @@ from agentloop_tools.web._policy import DomainPolicy
 from agentloop_tools.web._robots import RobotsRules, robots_url
 
 type Resolver = Callable[[str], Sequence[str]]
+
+# A resolver for every web_fetch tool that was not given one, for the length of a
+# ``with use_resolver(...)`` block: how a cassette replay keeps DNS out of a test.
+# Process-wide rather than a ContextVar: agentloop runs parallel tool calls on pool
+# threads that do not inherit the caller's context.
+_override: list[Resolver] = []
 
 MAX_URL_LENGTH = 2048
 MAX_REDIRECTS = 5
@@ -161,6 +167,22 @@ def web_fetch(
     return tool(_PARAMETERS, name=name, description=_DESCRIPTION, timeout_seconds=timeout + 15)(
         fetch
     )
+
+
+@contextmanager
+def use_resolver(resolver: Resolver) -> Iterator[None]:
+    """Resolve names with ``resolver`` in every web_fetch built without ``resolver=``.
+
+    For replaying recorded fetches: the cassette answers the requests, and this
+    keeps the address check from asking DNS. Every answer is still checked, so
+    the stand-in must answer public addresses. It applies to the whole process
+    (the innermost block wins) and is meant for tests.
+    """
+    _override.append(resolver)
+    try:
+        yield
+    finally:
+        _override.remove(resolver)
 
 
 class Fetcher:
@@ -373,7 +395,8 @@ class Fetcher:
         pins[host] = addresses
 
     def _resolve(self, host: str, deadline: float) -> list[str]:
-        resolver = self._resolver or _system_resolver
+        given = self._resolver or (_override[-1] if _override else None)
+        resolver = given or _system_resolver
         # getaddrinfo takes no timeout: run it on a daemon thread and stop waiting at
         # the deadline (the lookup may finish later; its answer is then unused).
         box: list[Sequence[str] | BaseException] = []
@@ -384,7 +407,7 @@ class Fetcher:
             except BaseException as error:  # handed to the caller's thread below
                 box.append(error)
 
-        if self._resolver is not None:
+        if given is not None:
             lookup()
         else:
             worker = threading.Thread(target=lookup, daemon=True, name="web_fetch-resolve")
