@@ -42,6 +42,12 @@ def refusal(address: IPAddress) -> str | None:
     Judges the address and every IPv4 address it carries (IPv4-mapped,
     IPv4-compatible, NAT64, 6to4, Teredo): any refusal refuses the whole.
     """
+    if isinstance(address, IPv6Address) and (address.ipv4_mapped or address in _NAT64):
+        # A translation form: the packet goes to the IPv4 address inside, so that
+        # address decides (DNS64 networks give every IPv4-only site such a name).
+        inner = address.ipv4_mapped or IPv4Address(int(address) & 0xFFFFFFFF)
+        inner_reason = _own_refusal(inner)
+        return f"{inner_reason} ({inner} inside {address})" if inner_reason else None
     reason = _own_refusal(address)
     if reason is not None:
         return reason

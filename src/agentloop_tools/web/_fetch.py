@@ -386,9 +386,10 @@ class Fetcher:
             if not self._allow_private:
                 reason = refusal(address)
                 if reason is not None:
+                    verb = "is" if literal is not None else "resolves to"
                     raise FetchRefusal(
                         "blocked-address",
-                        f"{href} resolves to {address}, {reason}",
+                        f"{href} {verb} {address}, {reason}",
                         "do not retry; only public internet addresses can be fetched",
                     )
             addresses.append(str(address))
