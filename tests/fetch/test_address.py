@@ -52,7 +52,7 @@ def test_refused_addresses_say_why(address: str, reason: str) -> None:
         "2606:2800:220:1::1",
         "::ffff:8.8.8.8",
         "64:ff9b::808:808",
-    ],  # fmt: skip
+    ],
 )
 def test_public_addresses_and_their_translations_pass(address: str) -> None:
     parsed = parse_address(address)
