@@ -225,3 +225,20 @@ def test_the_connection_goes_to_the_checked_address_with_the_original_host() -> 
     assert result.content.endswith("\n\npinned")
     assert seen == [f"site.example:{port}"]
     assert lookups == ["site.example"]
+
+
+@pytest.mark.parametrize(
+    ("options", "error", "match"),
+    [
+        ({"policy": ["python.org"]}, TypeError, "policy must be a DomainPolicy"),
+        ({"name": " "}, ValueError, "name must be"),
+        ({"user_agent": "Bot\r\nX-Evil: 1"}, ValueError, "user_agent"),
+        ({"http_client": object()}, TypeError, "http_client must be an httpx.Client"),
+        ({"resolver": "8.8.8.8"}, TypeError, "resolver must be a callable"),
+    ],
+)
+def test_bad_option_types_name_the_option(
+    options: dict[str, object], error: type[Exception], match: str
+) -> None:
+    with pytest.raises(error, match=match):
+        web_fetch(**options)  # type: ignore[arg-type]

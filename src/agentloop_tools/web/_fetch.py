@@ -138,8 +138,11 @@ def web_fetch(
         An ``agentloop.ToolSpec`` taking ``url`` and ``start``.
 
     Raises:
-        ValueError: a limit that is not a positive number, or a bad ``name``.
+        ValueError: a limit that is not a positive number, an empty ``name`` or a
+            ``user_agent`` that cannot be a header.
+        TypeError: an option of the wrong type (``policy``, ``http_client``, ``resolver``).
     """
+    _check_options(policy, name, user_agent, http_client, resolver)
     fetcher = Fetcher(
         policy=policy,
         max_chars=_positive_int(max_chars, "max_chars"),
@@ -153,10 +156,6 @@ def web_fetch(
         resolver=resolver,
         name=name,
     )
-    if policy is not None and not isinstance(policy, DomainPolicy):
-        raise TypeError(f"policy must be a DomainPolicy or None, got {type(policy).__name__}.")
-    if not isinstance(name, str) or not name.strip():
-        raise ValueError(f"name must be a non-empty tool name, got {name!r}.")
 
     def fetch(url: str, start: int | None = None) -> str:
         return fetcher.fetch(url, start)
@@ -723,6 +722,36 @@ def _start(start: object) -> int:
 def _system_resolver(host: str) -> list[str]:
     infos = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
     return list(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+def _check_options(
+    policy: object, name: object, user_agent: object, http_client: object, resolver: object
+) -> None:
+    if policy is not None and not isinstance(policy, DomainPolicy):
+        raise TypeError(
+            f"policy must be a DomainPolicy (DomainPolicy.allow([...]) or .block([...])) "
+            f"or None, got {type(policy).__name__}."
+        )
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"name must be a non-empty tool name, got {name!r}.")
+    if (
+        not isinstance(user_agent, str)
+        or not user_agent.strip()
+        or any(ch in user_agent for ch in "\r\n\x00")
+    ):
+        raise ValueError(
+            f"user_agent must be a non-empty one-line header value, got {user_agent!r}."
+        )
+    if http_client is not None and not isinstance(http_client, httpx.Client):
+        raise TypeError(
+            "http_client must be an httpx.Client (a synchronous client: tools run in "
+            f"threads), got {type(http_client).__name__}."
+        )
+    if resolver is not None and not callable(resolver):
+        raise TypeError(
+            "resolver must be a callable taking a host name and returning IP address "
+            f"strings, got {type(resolver).__name__}."
+        )
 
 
 def _positive_int(value: int, name: str) -> int:
