@@ -345,3 +345,23 @@ def test_a_server_dripping_its_headers_is_cut_at_the_deadline_too() -> None:
         stop.set()
     assert result.content.startswith(("Error: [timeout] ", "Error: [fetch-error] ")), result.content
     assert elapsed < 2.5
+
+
+SMALL = (
+    "<header>HEADER-MARKER</header><nav><a href='/'>NAV-MARKER</a></nav>"
+    "<div role='navigation'>ROLE-MARKER</div><script>SCRIPT-MARKER()</script>"
+    "<style>p{STYLE-MARKER:1}</style><p>Hello from a short page.</p><footer>FOOTER-MARKER</footer>"
+)
+
+
+@pytest.mark.parametrize("installed", [{"trafilatura", "selectolax"}, {"selectolax"}, set()])
+def test_a_short_page_loses_its_chrome_with_every_reader(
+    installed: set[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentloop_tools.web import _extract
+
+    monkeypatch.setattr(_extract, "_has", lambda module: module in installed)
+    recorder = Recorder(lambda request: html_page(SMALL, title="Short"))
+    result = fetch_once(_tool(recorder), "https://short.example/")
+    assert result.content.endswith("\n\nHello from a short page."), result.content
+    assert "-MARKER" not in result.content

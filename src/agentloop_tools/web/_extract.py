@@ -36,7 +36,21 @@ _BLANK_RUNS = re.compile(r"\n[ \t\r\f\v]*(?:\n[ \t\r\f\v]*)+")
 _SPACE_RUNS = re.compile(r"[ \t\r\f\v\u00a0]+")
 # Tags whose content is never page text, or is the page's chrome rather than its body.
 _SKIP = ("script", "style", "noscript", "template", "svg", "nav", "header", "footer", "aside")
-_SKIP_MORE = (*_SKIP, "form", "iframe", "button", "select", "canvas", "object")
+_SKIP_MORE = (*_SKIP, "form", "iframe", "button", "select", "canvas", "object", "title")
+# What trafilatura is told to drop before it looks for the main text: on a short
+# page it would otherwise keep the navigation. Headers and footers inside an
+# article are its own (title, byline, notes).
+_PRUNE = [
+    "//nav",
+    "//aside",
+    "//*[@role='navigation']",
+    "//header[not(ancestor::article)]",
+    "//footer[not(ancestor::article)]",
+    "//noscript",
+    "//template",
+    "//svg",
+    "//form",
+]
 _BLOCK = frozenset(
     {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "section", "article"}
     | {"pre", "blockquote", "table", "ul", "ol", "dd", "dt", "hr", "main", "td", "th"}
@@ -211,7 +225,12 @@ def _trafilatura(markup: str) -> str:
     # fast=True skips trafilatura's second-opinion extractors: the selectolax
     # fallback below takes that role at a fraction of the cost.
     text = trafilatura.extract(
-        markup, fast=True, include_comments=False, include_tables=True, output_format="txt"
+        markup,
+        fast=True,
+        include_comments=False,
+        include_tables=True,
+        output_format="txt",
+        prune_xpath=_PRUNE,
     )
     # trafilatura already joins and trims lines: tidying again would cost ~10 ms a page.
     return text.strip() if text else ""
@@ -222,6 +241,8 @@ def _selectolax(markup: str) -> str:
 
     tree = LexborHTMLParser(markup)
     tree.strip_tags(list(_SKIP_MORE))
+    for node in tree.css("[role=navigation]"):
+        node.decompose()
     root = tree.body or tree.root
     if root is None:
         return ""
@@ -234,24 +255,32 @@ class _BasicReader(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.parts: list[str] = []
-        self._skipping: list[str] = []
+        # The element being skipped and how deep its own tag is nested inside itself.
+        self._skipping: str | None = None
+        self._depth = 0
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in _SKIP_MORE:
-            self._skipping.append(tag)
+        if self._skipping is not None:
+            if tag == self._skipping:
+                self._depth += 1
+        elif tag in _SKIP_MORE or ("role", "navigation") in attrs:
+            self._skipping, self._depth = tag, 1
         elif tag in _BLOCK:
             self.parts.append("\n")
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in _BLOCK:
+        if self._skipping is None and tag in _BLOCK:
             self.parts.append("\n")
 
     def handle_endtag(self, tag: str) -> None:
-        if self._skipping and tag == self._skipping[-1]:
-            self._skipping.pop()
+        if self._skipping is not None:
+            if tag == self._skipping:
+                self._depth -= 1
+                if self._depth == 0:
+                    self._skipping = None
         elif tag in _BLOCK:
             self.parts.append("\n")
 
     def handle_data(self, data: str) -> None:
-        if not self._skipping:
+        if self._skipping is None:
             self.parts.append(data)
