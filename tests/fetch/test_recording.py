@@ -13,7 +13,11 @@ import httpx
 import pytest
 from agentloop_tools.web import web_fetch
 
-PAGE = "<html><head><title>Recorded</title></head><body><p>" + "A recorded page. " * 20 + "</p></body></html>"
+PAGE = (
+    "<html><head><title>Recorded</title></head><body><p>"
+    + "A recorded page. " * 20
+    + "</p></body></html>"
+)
 
 
 def serve(request):
@@ -35,7 +39,6 @@ REPLAY = """
 import socket
 import pytest
 from agentloop_tools.web import web_fetch
-from agentloop_tools.web._fetch import use_resolver
 
 
 @pytest.mark.vcr
@@ -45,10 +48,11 @@ def test_fetch(monkeypatch, agentloop_evidence):
 
     monkeypatch.setattr(socket, "getaddrinfo", no_dns)
     monkeypatch.setattr(socket, "create_connection", no_dns)
-    tool = web_fetch()  # the default, pinning transport
-    with use_resolver(lambda host: ["93.184.215.14"]):
-        text = tool.handler(None, url="https://site.example/page", start=None)
-    assert text.startswith("[web_fetch] url: https://site.example/page\\n[web_fetch] title: Recorded")
+    tool = web_fetch()  # the default transport and the system resolver
+    text = tool.handler(None, url="https://site.example/page", start=None)
+    assert text.startswith(
+        "[web_fetch] url: https://site.example/page\\n[web_fetch] title: Recorded"
+    )
     assert "A recorded page." in text
 """
 

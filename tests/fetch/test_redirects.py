@@ -48,7 +48,7 @@ def test_a_redirect_into_cloud_metadata_is_refused_before_it_is_requested() -> N
     result = fetch_once(tool, "https://a.example/start")
     first_line, *rest = result.content.splitlines()
     assert first_line.startswith(
-        "Error: [blocked-address] http://169.254.169.254/latest/meta-data/iam/ resolves to "
+        "Error: [blocked-address] http://169.254.169.254/latest/meta-data/iam/ is "
         "169.254.169.254, a cloud metadata address"
     )
     assert rest == ["[web_fetch] redirect: https://b.example/hop"]  # the hop that was reached

@@ -5,7 +5,9 @@ For the URL the model gives, and again for every redirect hop, in this order:
 1. parse it as a browser does (the policy's own WHATWG parser) and refuse bad
    URLs, other schemes, userinfo, over-long URLs and single-label hosts;
 2. ask the domain policy, before the cache, DNS, robots.txt or any request;
-3. resolve the host once and refuse if ANY address is not public;
+3. resolve the host once and refuse if ANY address is not public (with our
+   transport, when its first connection is opened, so a replayed request never
+   asks DNS; with the caller's ``http_client``, before the request);
 4. connect to an address that was checked (``_fetch_transport``), never to the name;
 5. follow at most five redirects by hand, each hop through 1-4 again.
 
@@ -21,7 +23,7 @@ import threading
 import time
 import zlib
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import closing, contextmanager
+from contextlib import closing
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,17 +43,11 @@ from agentloop_tools.web._extract import (
 )
 from agentloop_tools.web._fetch_errors import FetchRefusal, shown
 from agentloop_tools.web._fetch_record import header, redirect_trailer
-from agentloop_tools.web._fetch_transport import pinned_transport
+from agentloop_tools.web._fetch_transport import PinnedBackend, pinned_transport
 from agentloop_tools.web._policy import DomainPolicy
 from agentloop_tools.web._robots import RobotsRules, robots_url
 
 type Resolver = Callable[[str], Sequence[str]]
-
-# A resolver for every web_fetch tool that was not given one, for the length of a
-# ``with use_resolver(...)`` block: how a cassette replay keeps DNS out of a test.
-# Process-wide rather than a ContextVar: agentloop runs parallel tool calls on pool
-# threads that do not inherit the caller's context.
-_override: list[Resolver] = []
 
 MAX_URL_LENGTH = 2048
 MAX_REDIRECTS = 5
@@ -166,22 +162,6 @@ def web_fetch(
     return tool(_PARAMETERS, name=name, description=_DESCRIPTION, timeout_seconds=timeout + 15)(
         fetch
     )
-
-
-@contextmanager
-def use_resolver(resolver: Resolver) -> Iterator[None]:
-    """Resolve names with ``resolver`` in every web_fetch built without ``resolver=``.
-
-    For replaying recorded fetches: the cassette answers the requests, and this
-    keeps the address check from asking DNS. Every answer is still checked, so
-    the stand-in must answer public addresses. It applies to the whole process
-    (the innermost block wins) and is meant for tests.
-    """
-    _override.append(resolver)
-    try:
-        yield
-    finally:
-        _override.remove(resolver)
 
 
 class Fetcher:
@@ -316,21 +296,17 @@ class Fetcher:
     # Steps 3 to 5 ----------------------------------------------------------------
 
     def _download(self, href: str) -> _Page:
-        deadline = time.monotonic() + self._timeout
-        pins: dict[str, list[str]] = {}
-        client = self._client or httpx.Client(
-            transport=pinned_transport(pins, deadline), follow_redirects=False, trust_env=False
-        )
+        trip = self._trip(time.monotonic() + self._timeout)
         chain = [href]
         sent = 0  # how many URLs of the chain were requested (a hop only counts then)
         try:
             current = href
             for hops in range(MAX_REDIRECTS + 1):
-                self._admit(current, pins, deadline)
+                self._admit(trip, current)
                 if self._respect_robots:
-                    self._obey_robots(current, client, pins, deadline)
+                    self._obey_robots(trip, current)
                 sent = len(chain)
-                with closing(self._send(client, current, deadline)) as response:
+                with closing(self._send(trip, current)) as response:
                     location = response.headers.get("location")
                     if response.status_code in _REDIRECTS and location:
                         if hops == MAX_REDIRECTS:
@@ -344,15 +320,29 @@ class Fetcher:
                         chain.append(current)
                         continue
                     self._refuse_status(response, current)
-                    page = self._read(response, tuple(chain), deadline)
+                    page = self._read(response, tuple(chain), trip.deadline)
                     self._remember(page)
                     return page
             raise AssertionError("unreachable: the loop returns or raises")  # pragma: no cover
         except FetchRefusal as refused:
             raise _Failed(refused, chain[1:sent]) from None
         finally:
-            if self._client is None:
-                client.close()
+            if trip.backend is not None:
+                trip.client.close()
+
+    def _trip(self, deadline: float) -> _Trip:
+        """The connection state of one fetch: its own pinned client, or the caller's."""
+        if self._client is not None:
+            return _Trip(deadline, self._client, None)
+
+        def admit(host: str) -> list[str]:
+            # ``trip`` is bound below, before any request can reach this.
+            return self._addresses(host, trip.url, deadline)
+
+        transport, backend = pinned_transport(admit, deadline)
+        client = httpx.Client(transport=transport, follow_redirects=False, trust_env=False)
+        trip = _Trip(deadline, client, backend)
+        return trip
 
     def _follow(self, current: str, location: str) -> str:
         try:
@@ -365,12 +355,20 @@ class Fetcher:
             ) from None
         return self.check_url(target, hop=target)
 
-    def _admit(self, href: str, pins: dict[str, list[str]], deadline: float) -> None:
-        """Step 3: resolve once, refuse if any address is not public, pin the answers."""
-        hostname = str(parse_url(href, attributes=("hostname",))["hostname"])
-        host = hostname.strip("[]").lower()
-        if host in pins:
-            return  # checked earlier in this fetch: one lookup per host, never a second
+    def _admit(self, trip: _Trip, href: str) -> None:
+        """Step 3 before the request, when the caller's client does the connecting.
+
+        With our own transport the same check runs when the connection is opened
+        (``PinnedBackend``), before any byte is sent, and pins the answers.
+        """
+        if trip.backend is not None:
+            return
+        host = str(parse_url(href, attributes=("hostname",))["hostname"]).strip("[]").lower()
+        if host not in trip.checked:  # one lookup per host per fetch, never a second
+            trip.checked[host] = self._addresses(host, href, trip.deadline)
+
+    def _addresses(self, host: str, href: str, deadline: float) -> list[str]:
+        """Step 3: resolve once and refuse if ANY address is not public."""
         literal = parse_address(host)
         answers = [str(literal)] if literal is not None else self._resolve(host, deadline)
         addresses = []
@@ -392,10 +390,10 @@ class Fetcher:
                         "do not retry; only public internet addresses can be fetched",
                     )
             addresses.append(str(address))
-        pins[host] = addresses
+        return addresses
 
     def _resolve(self, host: str, deadline: float) -> list[str]:
-        given = self._resolver or (_override[-1] if _override else None)
+        given = self._resolver
         resolver = given or _system_resolver
         # getaddrinfo takes no timeout: run it on a daemon thread and stop waiting at
         # the deadline (the lookup may finish later; its answer is then unused).
@@ -433,15 +431,16 @@ class Fetcher:
             )
         return answers
 
-    def _send(self, client: httpx.Client, href: str, deadline: float) -> httpx.Response:
-        remaining = deadline - time.monotonic()
+    def _send(self, trip: _Trip, href: str) -> httpx.Response:
+        remaining = trip.deadline - time.monotonic()
         if remaining <= 0:
             raise FetchRefusal(
                 "timeout",
                 f"no time left to request {href} within {self._timeout:g} s",
                 "try again later, or another source",
             )
-        request = client.build_request(
+        trip.url = href
+        request = trip.client.build_request(
             "GET",
             href,
             headers={
@@ -452,14 +451,18 @@ class Fetcher:
             timeout=httpx.Timeout(remaining),
         )
         try:
-            return client.send(request, stream=True, follow_redirects=False)
-        except httpx.TimeoutException:
-            raise FetchRefusal(
-                "timeout",
-                f"{href} did not answer within {self._timeout:g} s",
-                "try again later, or another source",
-            ) from None
+            return trip.client.send(request, stream=True, follow_redirects=False)
         except httpx.HTTPError as error:
+            # A host refused at connect time: report the refusal, not httpx's wrapper.
+            refused = trip.backend.refused if trip.backend is not None else None
+            if isinstance(refused, FetchRefusal):
+                raise refused from None
+            if isinstance(error, httpx.TimeoutException):
+                raise FetchRefusal(
+                    "timeout",
+                    f"{href} did not answer within {self._timeout:g} s",
+                    "try again later, or another source",
+                ) from None
             raise FetchRefusal(
                 "fetch-error",
                 f"{href} could not be reached ({type(error).__name__}: {error})",
@@ -487,14 +490,12 @@ class Fetcher:
             remedy = "do not retry the same request; use another source"
         raise FetchRefusal("fetch-error", message, remedy)
 
-    def _obey_robots(
-        self, href: str, client: httpx.Client, pins: dict[str, list[str]], deadline: float
-    ) -> None:
+    def _obey_robots(self, trip: _Trip, href: str) -> None:
         where = robots_url(href)
         with self._lock:
             rules = self._robots.get(where)
         if rules is None:
-            rules = self._read_robots(where, client, pins, deadline)
+            rules = self._read_robots(trip, where)
             with self._lock:
                 self._robots[where] = rules
         if not rules.permits(href, self._user_agent):
@@ -504,14 +505,12 @@ class Fetcher:
                 "do not retry; the site asks crawlers not to read this page",
             )
 
-    def _read_robots(
-        self, where: str, client: httpx.Client, pins: dict[str, list[str]], deadline: float
-    ) -> RobotsRules:
+    def _read_robots(self, trip: _Trip, where: str) -> RobotsRules:
         """robots.txt through steps 1-4 and at most five redirects; 4xx means no rules."""
         current = self.check_url(where, hop=where)
         for _ in range(MAX_REDIRECTS + 1):
-            self._admit(current, pins, deadline)
-            with closing(self._send(client, current, deadline)) as response:
+            self._admit(trip, current)
+            with closing(self._send(trip, current)) as response:
                 location = response.headers.get("location")
                 if response.status_code in _REDIRECTS and location:
                     current = self._follow(current, location)
@@ -520,7 +519,7 @@ class Fetcher:
                     return RobotsRules(None)
                 if response.status_code >= 400:
                     break
-                body = b"".join(_capped(response, 512_000, deadline))
+                body = b"".join(_capped(response, 512_000, trip.deadline))
                 return RobotsRules(body.decode("utf-8", errors="replace"))
         # Unreachable or erroring robots.txt: crawlers treat that as "stay out".
         raise FetchRefusal(
@@ -620,6 +619,29 @@ class Fetcher:
             )
         head = header(page.chain[-1], page.chain[1:-1], page.title, notes)
         return f"{head}\n\n{text}"
+
+
+class _Trip:
+    """One fetch's connection state.
+
+    Attributes:
+        deadline: ``time.monotonic()`` value the whole fetch must end by.
+        client: the client requests go through (ours, or the caller's).
+        backend: our pinning backend, when the client is ours; it checks each host
+            when it first connects to it.
+        checked: hosts checked before their request (the caller's client), so each
+            is looked up once per fetch.
+        url: the URL being requested, to name it in a refusal raised at connect time.
+    """
+
+    def __init__(
+        self, deadline: float, client: httpx.Client, backend: PinnedBackend | None
+    ) -> None:
+        self.deadline = deadline
+        self.client = client
+        self.backend = backend
+        self.checked: dict[str, list[str]] = {}
+        self.url = ""
 
 
 class _Failed(Exception):

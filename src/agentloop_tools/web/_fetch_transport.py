@@ -1,8 +1,9 @@
 """The connection step of web_fetch: connect to the address that was checked, by a deadline.
 
-The tool resolves a host once and checks every answer; this transport then
-connects only to those answers, never to the name, so DNS cannot hand the
-socket another address in between (rebinding). httpcore still receives the
+The host is resolved once, when the first connection to it is opened, and every
+answer is checked; the socket then connects only to those answers, never to the
+name, so DNS cannot hand it another address in between (rebinding). A request
+that a cassette answers opens no connection, so a replay never asks DNS. httpcore still receives the
 original host, so TLS verifies the certificate against the name and the
 ``Host`` header names it. It stays an ``httpx.HTTPTransport`` whose
 ``handle_request`` is untouched, so vcrpy records and replays through it.
@@ -17,25 +18,33 @@ from __future__ import annotations
 import ssl
 import time
 import typing
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import httpcore
 import httpx
 
 
 class PinnedBackend(httpcore.NetworkBackend):
-    """Opens TCP connections only to addresses the tool checked for that host.
+    """Opens TCP connections only to addresses checked for that host.
 
     Args:
-        pins: host (as httpcore sees it, lower case, IPv6 without brackets) to the
-            checked addresses; the tool adds a host before it sends a request to it.
+        admit: host (lower case, IPv6 without brackets) to the addresses that may be
+            connected to; it raises to refuse. Called once per host per backend, when
+            the first connection to it is opened, so a replayed request (which opens
+            none) never asks DNS.
         deadline: ``time.monotonic()`` value after which no read or write may wait.
+
+    Attributes:
+        refused: the exception ``admit`` raised for the last refused host, so the
+            caller can report it (httpx wraps what a backend raises in its own type).
     """
 
-    def __init__(self, pins: Mapping[str, Sequence[str]], deadline: float) -> None:
-        self._pins = pins
+    def __init__(self, admit: Callable[[str], Sequence[str]], deadline: float) -> None:
+        self._admit = admit
+        self._pins: dict[str, list[str]] = {}
         self._deadline = deadline
         self._plain = httpcore.SyncBackend()
+        self.refused: Exception | None = None
 
     def connect_tcp(
         self,
@@ -45,11 +54,17 @@ class PinnedBackend(httpcore.NetworkBackend):
         local_address: str | None = None,
         socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
     ) -> httpcore.NetworkStream:
-        """Connect to the first checked address of ``host`` that answers."""
-        addresses = self._pins.get(host.lower().strip("[]"))
+        """Check ``host`` once, then connect to the first checked address that answers."""
+        key = host.lower().strip("[]")
+        addresses = self._pins.get(key)
+        if addresses is None:
+            try:
+                addresses = self._pins[key] = list(self._admit(key))
+            except Exception as error:
+                self.refused = error
+                raise httpcore.ConnectError(f"{host} refused before connecting: {error}") from error
         if not addresses:
-            # Fail closed: a host the tool did not check is never looked up here.
-            raise httpcore.ConnectError(f"{host} was not checked before connecting; refused")
+            raise httpcore.ConnectError(f"{host} has no checked address; refused")
         last_error: Exception | None = None
         for address in addresses:
             remaining = _remaining(self._deadline, timeout)
@@ -127,11 +142,16 @@ class DeadlineStream(httpcore.NetworkStream):
         return self._inner.get_extra_info(info)
 
 
-def pinned_transport(pins: Mapping[str, Sequence[str]], deadline: float) -> httpx.HTTPTransport:
-    """An ``httpx.HTTPTransport`` that connects only to ``pins`` and stops at ``deadline``.
+def pinned_transport(
+    admit: Callable[[str], Sequence[str]], deadline: float
+) -> tuple[httpx.HTTPTransport, PinnedBackend]:
+    """An ``httpx.HTTPTransport`` connecting only to what ``admit`` returns, by ``deadline``.
 
-    No proxy from the environment is used (a proxy would resolve the name itself).
+    Returns the transport and its backend (whose ``refused`` says why a host was
+    refused). No proxy from the environment is used: a proxy would resolve the name
+    itself.
     """
+    backend = PinnedBackend(admit, deadline)
     transport = httpx.HTTPTransport(trust_env=False)
     # httpx has no public way to hand HTTPTransport a network backend; the pool takes
     # one as a constructor argument, so the pool is rebuilt with the same settings.
@@ -141,9 +161,9 @@ def pinned_transport(pins: Mapping[str, Sequence[str]], deadline: float) -> http
         max_keepalive_connections=4,
         http1=True,
         http2=False,
-        network_backend=PinnedBackend(pins, deadline),
+        network_backend=backend,
     )
-    return transport
+    return transport, backend
 
 
 def _remaining(deadline: float, timeout: float | None) -> float:
