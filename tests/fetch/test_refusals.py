@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import http.server
+import time
 
 import pytest
 
@@ -242,3 +243,32 @@ def test_bad_option_types_name_the_option(
 ) -> None:
     with pytest.raises(error, match=match):
         web_fetch(**options)  # type: ignore[arg-type]
+
+
+def _slow(host: str) -> list[str]:
+    time.sleep(3)
+    return ["93.184.215.14"]
+
+
+def _failing(host: str) -> list[str]:
+    raise OSError("no such host")
+
+
+@pytest.mark.parametrize(
+    ("resolver", "start"),
+    [
+        (_slow, "Error: [timeout] looking up site.example took too long"),
+        (_failing, "Error: [fetch-error] site.example could not be resolved (OSError"),
+        (lambda host: [], "Error: [fetch-error] site.example has no address"),
+        (lambda host: None, "Error: [blocked-address] the resolver answered None"),
+    ],
+)
+def test_a_resolver_that_hangs_fails_or_answers_nothing_is_a_clear_error(
+    resolver: object, start: str
+) -> None:
+    for client in (None, Recorder().client()):
+        tool = web_fetch(resolver=resolver, http_client=client, timeout=0.5)  # type: ignore[arg-type]
+        began = time.monotonic()
+        result = fetch_once(tool, "https://site.example/")
+        assert result.content.startswith(start), result.content
+        assert time.monotonic() - began < 2

@@ -282,8 +282,8 @@ class Fetcher:
             page = self._pages.get((href, self._max_bytes))
         if page is None:
             return None
-        # The policy may be another tool's by now (a shared cache) or the chain may
-        # have been fetched under another: every hop must pass the current one.
+        # A hit is served only if every hop that produced it passes the policy now,
+        # so the cache can never answer with a page the policy refuses.
         for hop in page.chain[1:]:
             self.check_url(hop, hop=hop)
         return page
@@ -393,10 +393,9 @@ class Fetcher:
         return addresses
 
     def _resolve(self, host: str, deadline: float) -> list[str]:
-        given = self._resolver
-        resolver = given or _system_resolver
-        # getaddrinfo takes no timeout: run it on a daemon thread and stop waiting at
-        # the deadline (the lookup may finish later; its answer is then unused).
+        resolver = self._resolver or _system_resolver
+        # getaddrinfo takes no timeout (nor need a custom resolver): run it on a daemon
+        # thread and stop waiting at the deadline; a late answer is then unused.
         box: list[Sequence[str] | BaseException] = []
 
         def lookup() -> None:
@@ -405,12 +404,9 @@ class Fetcher:
             except BaseException as error:  # handed to the caller's thread below
                 box.append(error)
 
-        if given is not None:
-            lookup()
-        else:
-            worker = threading.Thread(target=lookup, daemon=True, name="web_fetch-resolve")
-            worker.start()
-            worker.join(max(deadline - time.monotonic(), 0))
+        worker = threading.Thread(target=lookup, daemon=True, name="web_fetch-resolve")
+        worker.start()
+        worker.join(max(deadline - time.monotonic(), 0))
         if not box:
             raise FetchRefusal(
                 "timeout", f"looking up {host} took too long", "try again later or another source"
@@ -422,7 +418,14 @@ class Fetcher:
                 f"{host} could not be resolved ({type(result).__name__}: {result})",
                 "check the domain name; do not retry a name that does not exist",
             )
-        answers = list(result) if not isinstance(result, str) else [result]
+        try:
+            answers = [result] if isinstance(result, str) else list(result)
+        except TypeError:
+            raise FetchRefusal(
+                "blocked-address",
+                f"the resolver answered {shown(result)} for {host}, not a list of addresses",
+                "fix the resolver passed to web_fetch(resolver=...)",
+            ) from None
         if not answers:
             raise FetchRefusal(
                 "fetch-error",
