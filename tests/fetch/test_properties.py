@@ -182,3 +182,30 @@ def test_the_property_is_not_vacuous_a_public_name_connects_to_its_checked_addre
     with pytest.raises(ToolError, match=r"^\[fetch-error\] https://site\.example/ could not be"):
         fetcher.fetch("https://site.example/")
     assert connects == ["2606:2800:220:1::1", "93.184.215.14"]  # each checked answer, in order
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    url=st.one_of(
+        st.text(max_size=60),
+        st.builds(
+            lambda head, tail: head + tail,
+            st.sampled_from(["http://", "https://", "http:\\\\", "HTTP://[", "http://0x", ""]),
+            st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=40),
+        ),
+    )
+)
+def test_any_text_is_a_soft_error_or_a_public_connection(url: str, connects: list[str]) -> None:
+    fetcher = Fetcher(
+        policy=None, max_chars=1000, max_bytes=10_000, timeout=2.0, cache_ttl=0,
+        respect_robots=False, user_agent="test", allow_private_networks=False,
+        http_client=None, resolver=lambda host: ["127.0.0.1"] if "7" in host else ["8.8.8.8"],
+    )  # fmt: skip
+    connects.clear()
+    with pytest.raises(ToolError) as refused:
+        fetcher.fetch(url)
+    assert refused.value.args[0].startswith("[")
+    for address in connects:
+        assert not _refused_by_oracle(address), (url, address)
