@@ -21,14 +21,13 @@ from __future__ import annotations
 import socket
 import threading
 import time
-import zlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from contextlib import closing
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
-from ada_url import HostType, join_url, parse_url
+from ada_url import join_url, parse_url
 from agentloop import ToolSpec, tool
 from cachetools import TTLCache
 
@@ -41,23 +40,22 @@ from agentloop_tools.web._extract import (
     extract,
     kind_of,
 )
+from agentloop_tools.web._fetch_body import declared_length, read_capped
 from agentloop_tools.web._fetch_errors import FetchRefusal, shown
 from agentloop_tools.web._fetch_record import header, redirect_trailer
 from agentloop_tools.web._fetch_transport import PinnedBackend, pinned_transport
+from agentloop_tools.web._fetch_url import check_url
 from agentloop_tools.web._policy import DomainPolicy
 from agentloop_tools.web._robots import RobotsRules, robots_url
 
 type Resolver = Callable[[str], Sequence[str]]
 
-MAX_URL_LENGTH = 2048
 MAX_REDIRECTS = 5
 DEFAULT_USER_AGENT = (
     f"agentloop-tools-web_fetch/{__version__} (+https://github.com/based-models/agentloop-tools)"
 )
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _ACCEPT = "text/html,application/xhtml+xml,text/plain;q=0.9,application/pdf;q=0.9,*/*;q=0.5"
-_CHUNK = 16_384
-_ATTRIBUTES = ("href", "protocol", "username", "password", "hostname", "host_type")
 # Pages without readable text that say they need JavaScript, in the words sites use.
 _NEEDS_JS = ("enable javascript", "javascript is required", "javascript is disabled")
 _CACHE_SIZE = 128
@@ -215,63 +213,8 @@ class Fetcher:
     # Steps 1 and 2 ---------------------------------------------------------------
 
     def check_url(self, url: object, *, hop: str | None) -> str:
-        """Steps 1 and 2 for one URL: its normalised form, or a ``FetchRefusal``."""
-        what = f"the redirect to {shown(url)}" if hop is not None else shown(url)
-        if not isinstance(url, str) or not url.strip():
-            raise FetchRefusal(
-                "invalid-url", f"{what} is not a URL", "pass a full http(s) URL as a string"
-            )
-        if len(url) > MAX_URL_LENGTH:
-            raise FetchRefusal(
-                "url-too-long",
-                f"{shown(url, 80)} is {len(url)} characters long, over {MAX_URL_LENGTH}",
-                "use a shorter URL (drop tracking parameters), or fetch the page it links from",
-            )
-        try:
-            parts = parse_url(url, attributes=_ATTRIBUTES)
-        except ValueError:
-            raise FetchRefusal(
-                "invalid-url",
-                f"{what} is not a valid URL",
-                "pass a full URL starting with https:// (or http://)",
-            ) from None
-        # A fragment is never sent to the server: drop it, so it cannot split the cache.
-        href = str(parts["href"]).split("#", 1)[0]
-        scheme = str(parts["protocol"]).rstrip(":")
-        if scheme not in ("http", "https"):
-            raise FetchRefusal(
-                "unsupported-scheme",
-                f"{what} uses the {scheme}: scheme",
-                "only http:// and https:// pages can be fetched",
-            )
-        if parts["username"] or parts["password"] or _raw_userinfo(url):
-            raise FetchRefusal(
-                "userinfo-not-allowed",
-                f"{what} carries a user name or password before the host",
-                "remove the 'user:password@' part; credentials are never sent",
-            )
-        if len(href) > MAX_URL_LENGTH:
-            raise FetchRefusal(
-                "url-too-long",
-                f"{shown(url, 80)} is {len(href)} characters long once normalised, "
-                f"over {MAX_URL_LENGTH}",
-                "use a shorter URL",
-            )
-        hostname = str(parts["hostname"])
-        if parts["host_type"] == HostType.DEFAULT and "." not in hostname.strip("."):
-            raise FetchRefusal(
-                "hostname-too-shallow",
-                f"{what} names the single-label host {hostname!r} (a local name, not a site)",
-                "use the site's full domain name, such as example.com",
-            )
-        if self._policy is not None and not self._policy.permits(href):
-            subject = f"the redirect to {href}" if hop is not None else href
-            raise FetchRefusal(
-                "blocked-by-policy",
-                f"{subject} is not permitted by the domain policy ({self._policy!r})",
-                "do not retry it; pick a source on a permitted domain",
-            )
-        return href
+        """Steps 1 and 2 for one URL under this tool's policy (see ``_fetch_url``)."""
+        return check_url(url, self._policy, hop=hop)
 
     # The cache -------------------------------------------------------------------
 
@@ -522,7 +465,7 @@ class Fetcher:
                     return RobotsRules(None)
                 if response.status_code >= 400:
                     break
-                body = b"".join(_capped(response, 512_000, trip.deadline))
+                body = b"".join(read_capped(response, 512_000, trip.deadline))
                 return RobotsRules(body.decode("utf-8", errors="replace"))
         # Unreachable or erroring robots.txt: crawlers treat that as "stay out".
         raise FetchRefusal(
@@ -536,8 +479,8 @@ class Fetcher:
     def _read(self, response: httpx.Response, chain: tuple[str, ...], deadline: float) -> _Page:
         final = chain[-1]
         content_type = response.headers.get("content-type")
-        declared = _declared_length(response)
-        chunks = _capped(response, self._max_bytes + 1, deadline)
+        declared = declared_length(response)
+        chunks = read_capped(response, self._max_bytes + 1, deadline)
         first = next(chunks, b"")
         kind = kind_of(content_type, first)
         if kind is None:
@@ -656,80 +599,9 @@ class _Failed(Exception):
         self.followed = tuple(followed)
 
 
-def _capped(response: httpx.Response, limit: int, deadline: float) -> Iterator[bytes]:
-    """The decoded body, at most ``limit`` bytes, stopping at ``deadline``.
-
-    Decompression is ours (``iter_raw`` plus ``max_length``) so a small compressed
-    body can never expand past ``limit`` in memory.
-    """
-    try:
-        # Already in memory and decoded by httpx: a mock response or a replayed cassette.
-        read: Iterator[bytes] | None = iter([response.content])
-    except httpx.ResponseNotRead:
-        read = None
-    encoding = response.headers.get("content-encoding", "identity").strip().lower()
-    if read is not None:
-        encoding = "identity"
-    if encoding not in ("identity", "", "gzip", "x-gzip", "deflate"):
-        raise FetchRefusal(
-            "unsupported-content",
-            f"{response.request.url} is sent with content-encoding {encoding!r}",
-            "use another source",
-        )
-    inflate = None
-    if encoding in ("gzip", "x-gzip"):
-        inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
-    elif encoding == "deflate":
-        inflate = zlib.decompressobj()
-    left = limit
-    try:
-        for raw in read if read is not None else response.iter_raw(_CHUNK):
-            if time.monotonic() > deadline:
-                raise FetchRefusal(
-                    "timeout",
-                    f"{response.request.url} was still sending when the time ran out",
-                    "try again later, or another source",
-                )
-            data = raw
-            if inflate is not None:
-                data = inflate.decompress(inflate.unconsumed_tail + raw, left)
-            if not data:
-                continue
-            data = data[:left]
-            left -= len(data)
-            yield data
-            if left <= 0:
-                return
-    except httpx.TimeoutException:
-        raise FetchRefusal(
-            "timeout",
-            f"{response.request.url} was still sending when the time ran out",
-            "try again later, or another source",
-        ) from None
-    except (httpx.HTTPError, zlib.error) as error:
-        raise FetchRefusal(
-            "fetch-error",
-            f"reading {response.request.url} failed ({type(error).__name__}: {error})",
-            "try again later, or another source",
-        ) from None
-
-
-def _declared_length(response: httpx.Response) -> int | None:
-    value = response.headers.get("content-length", "")
-    return int(value) if value.isdigit() else None
-
-
 def _needs_javascript(text: str) -> bool:
     """A short text that only asks for JavaScript is a page that did not render."""
     return len(text) < 400 and any(phrase in text.lower() for phrase in _NEEDS_JS)
-
-
-def _raw_userinfo(url: str) -> bool:
-    """Whether the authority as typed holds an ``@`` (even an empty ``http://@host``)."""
-    rest = url.strip().split(":", 1)[-1].lstrip("/\\")
-    for stop in "/\\?#":
-        rest = rest.split(stop, 1)[0]
-    return "@" in rest
 
 
 def _start(start: object) -> int:
