@@ -9,7 +9,8 @@ False
 """
 
 from agentloop_tools.web._evidence import citations, sources
+from agentloop_tools.web._fetch import web_fetch
 from agentloop_tools.web._policy import DomainPolicy, Violation
 from agentloop_tools.web._search import native_web_search
 
-__all__ = ["DomainPolicy", "Violation", "citations", "native_web_search", "sources"]
+__all__ = ["DomainPolicy", "Violation", "citations", "native_web_search", "sources", "web_fetch"]

@@ -16,6 +16,7 @@ from agentloop import HostedTool, Transcript
 from agentloop.transcript import Message, TextPart, join_text
 
 from agentloop_tools.web._evidence import message_sources, messages_of
+from agentloop_tools.web._fetch_record import reached
 from agentloop_tools.web._index import RuleIndex
 from agentloop_tools.web._rules import Rule, parse_rules
 from agentloop_tools.web._search import native_web_search
@@ -23,7 +24,7 @@ from agentloop_tools.web._text import Found, read_token, split_attributes, token
 from agentloop_tools.web._url import Location, locate, quick_host
 
 type Mode = Literal["allow", "block"]
-type Where = Literal["source", "citation", "text"]
+type Where = Literal["source", "citation", "text", "tool-call", "tool-result", "redirect"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +35,9 @@ class Violation:
         url: the URL or host as it appears (a source or citation URL, or the text as
             written in the answer).
         where: ``"source"`` (a page a hosted tool consulted), ``"citation"`` or
-            ``"text"`` (a link or a mention in the answer).
+            ``"text"`` (a link or a mention in the answer); for our ``web_fetch``,
+            ``"tool-call"`` (a URL the model asked it to fetch), ``"redirect"`` (a
+            redirect hop it followed) or ``"tool-result"`` (the final URL it read).
         message_index: index of the message in the transcript.
         rule: the block rule that matched, or None for "not on the allowlist".
         span: for ``where="text"``, the ``(start, end)`` offsets of ``url`` in the
@@ -142,7 +145,8 @@ class DomainPolicy:
     ) -> list[Violation]:
         """Every place the messages from ``since`` on reached a domain not permitted.
 
-        Checks the sources hosted tools consulted, the citations on answer text, and
+        Checks the sources hosted tools consulted, the URLs ``web_fetch`` was asked
+        for, redirected through and read, the citations on answer text, and
         the answer text itself: links in every form a renderer or reader follows
         and, for a blocklist, bare mentions of blocked hosts. One record per
         occurrence, in transcript order. Never raises on text, never mutates.
@@ -150,10 +154,13 @@ class DomainPolicy:
         messages = messages_of(transcript)
         start = _start_index(since, len(messages))
         violations: list[Violation] = []
+        fetched = reached(messages)
         for index in range(start, len(messages)):
             message = messages[index]
             for source in message_sources(message):
                 self._check_url(source.url, "source", index, violations)
+            for where, url in fetched.get(index, ()):
+                self._check_url(url, where, index, violations)
             for part in message.content:
                 if isinstance(part, TextPart):
                     for citation in part.citations:

@@ -1,0 +1,73 @@
+"""An agent that searches then fetches, with the fetch replayed from a cassette.
+
+The model is scripted (agentloop's FakeClient); the page request is answered by
+examples/cassettes/test_fetch_agent/<test>.yaml through the real web_fetch transport,
+so the test runs offline: the address check runs when a connection is opened, and
+a replayed request opens none, so DNS is never asked. The page in the cassette is a
+shortened copy recorded from a scripted server (no network where this was built).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agentloop import Agent, Transcript
+from agentloop.provider import ModelResponse, StopReason, Usage
+from agentloop.providers.fake import FakeClient
+from agentloop.transcript import ContentPart, TextPart, ToolCallPart, ToolResultPart
+from fetch_agent import POLICY, fetch_tools
+
+from agentloop_tools.web import sources
+
+PAGE = "https://docs.python.org/3/tutorial/controlflow.html"
+
+
+@pytest.fixture(scope="module")
+def vcr_cassette_dir() -> str:
+    """examples/cassettes/test_fetch_agent/: this example's recorded page."""
+    return str(Path(__file__).parent / "cassettes" / "test_fetch_agent")
+
+
+def _turn(*parts: ContentPart, end: bool = False) -> ModelResponse:
+    stop = StopReason.END_TURN if end else StopReason.TOOL_USE
+    return ModelResponse(
+        content=parts, stop_reason=stop, usage=Usage(), model="fake-1", provider="fake"
+    )
+
+
+def _call(call_id: str, name: str, **arguments: Any) -> ToolCallPart:
+    return ToolCallPart(id=call_id, tool_name=name, arguments=arguments)
+
+
+@pytest.mark.vcr
+def test_the_agent_searches_then_reads_the_permitted_page() -> None:
+    model = FakeClient(
+        _turn(_call("s1", "search_docs", query="python tutorial")),
+        _turn(
+            _call("f1", "web_fetch", url=PAGE, start=None),
+            _call("f2", "web_fetch", url="https://evil.example/python-tutorial", start=None),
+        ),
+        _turn(TextPart(text="Use the match statement for structural pattern matching."), end=True),
+    )
+    agent = Agent(fetch_tools(), client=model)
+    transcript = Transcript()
+    transcript.add_user_message("How do I branch on the shape of a value in Python?")
+    # The cassette answers the request: no connection is opened, so DNS is never asked.
+    agent.converse(transcript)
+
+    read, refused = [
+        part
+        for message in transcript.messages
+        for part in message.content
+        if isinstance(part, ToolResultPart) and part.tool_name == "web_fetch"
+    ]
+    assert read.content.startswith(f"[web_fetch] url: {PAGE}\n")
+    assert "match statement" in read.content
+    assert refused.content.startswith("Error: [blocked-by-policy] https://evil.example/")
+    assert [source.url for source in sources(transcript)] == [PAGE]
+    # The model asked for the off-list page: the audit says so, from the transcript alone.
+    assert [(v.where, v.url) for v in POLICY.audit(transcript)] == [
+        ("tool-call", "https://evil.example/python-tutorial")
+    ]

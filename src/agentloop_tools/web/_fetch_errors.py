@@ -1,0 +1,57 @@
+"""The soft errors of web_fetch: ``[code] message — what to do``, as an ``agentloop.ToolError``.
+
+agentloop hands a ``ToolError`` to the model as ``Error: <message>`` with
+``is_error=True``; the code in brackets lets a model (and a reader of the
+transcript) tell a refusal it should not retry from a failure it may.
+"""
+
+from __future__ import annotations
+
+from agentloop import ToolError
+
+# Every code web_fetch can answer with; docs/client-fetch.md has the table.
+CODES = frozenset(
+    {
+        "invalid-url",
+        "unsupported-scheme",
+        "userinfo-not-allowed",
+        "url-too-long",
+        "hostname-too-shallow",
+        "blocked-by-policy",
+        "blocked-address",
+        "disallowed-by-robots",
+        "fetch-error",
+        "timeout",
+        "too-large",
+        "unsupported-content",
+        "no-text",
+        "invalid-start",
+    }
+)
+
+
+class FetchRefusal(Exception):
+    """One soft error on its way to the model (becomes a ``ToolError``).
+
+    Attributes:
+        code: one of ``CODES``.
+        message: what happened, naming the input.
+        remedy: what the model (or the developer) can do about it.
+    """
+
+    def __init__(self, code: str, message: str, remedy: str) -> None:
+        assert code in CODES, code
+        super().__init__(f"[{code}] {message} — {remedy}")
+        self.code = code
+        self.message = message
+        self.remedy = remedy
+
+    def tool_error(self, trailer: str = "") -> ToolError:
+        """The ``ToolError`` the model sees, with ``trailer`` lines (redirects followed)."""
+        return ToolError(str(self) + trailer)
+
+
+def shown(value: object, limit: int = 200) -> str:
+    """A value quoted for an error message: escapes newlines, cut to ``limit`` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 4] + "...'"
