@@ -14,14 +14,18 @@ from typing import Any, Literal
 from agentloop import Citation, HostedToolPart, Source, Transcript
 from agentloop.transcript import Message, TextPart
 
+from agentloop_tools.web._search_reader import search_sources
+
 type _Kind = Literal["consulted", "cited"]
 
 
 def sources(transcript: Transcript | Sequence[Message], *, since: int = 0) -> list[Source]:
     """Every page a provider-run tool consulted, de-duplicated by URL, first appearance first.
 
-    Includes search results, fetched pages, pages opened or searched in, and pages
-    cited in the answer (a citation can only point at a page the tool read).
+    Includes search results, fetched pages, pages opened or searched in, pages
+    cited in the answer (a citation can only point at a page the tool read), and
+    the pages our client-side ``web_search`` showed the model (never the ones the
+    domain policy withheld).
 
     Args:
         transcript: an agentloop ``Transcript`` or a sequence of messages.
@@ -31,6 +35,10 @@ def sources(transcript: Transcript | Sequence[Message], *, since: int = 0) -> li
     found: list[Source] = []
     for message in _from(transcript, since):
         for _, source in _evidence(message):
+            if source.url not in seen:
+                seen.add(source.url)
+                found.append(source)
+        for source in search_sources(message):
             if source.url not in seen:
                 seen.add(source.url)
                 found.append(source)

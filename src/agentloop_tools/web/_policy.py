@@ -19,11 +19,12 @@ from agentloop_tools.web._evidence import message_sources, messages_of
 from agentloop_tools.web._index import RuleIndex
 from agentloop_tools.web._rules import Rule, parse_rules
 from agentloop_tools.web._search import native_web_search
+from agentloop_tools.web._search_reader import search_call_urls, search_sources
 from agentloop_tools.web._text import Found, read_token, split_attributes, tokens
 from agentloop_tools.web._url import Location, locate, quick_host
 
 type Mode = Literal["allow", "block"]
-type Where = Literal["source", "citation", "text"]
+type Where = Literal["source", "citation", "text", "tool-call", "tool-result"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +35,10 @@ class Violation:
         url: the URL or host as it appears (a source or citation URL, or the text as
             written in the answer).
         where: ``"source"`` (a page a hosted tool consulted), ``"citation"`` or
-            ``"text"`` (a link or a mention in the answer).
+            ``"text"`` (a link or a mention in the answer), ``"tool-call"`` (a URL
+            or ``site:`` host in the arguments the model passed to one of our
+            client-side tools) or ``"tool-result"`` (a URL our tool's output showed
+            the model).
         message_index: index of the message in the transcript.
         rule: the block rule that matched, or None for "not on the allowlist".
         span: for ``where="text"``, the ``(start, end)`` offsets of ``url`` in the
@@ -142,7 +146,8 @@ class DomainPolicy:
     ) -> list[Violation]:
         """Every place the messages from ``since`` on reached a domain not permitted.
 
-        Checks the sources hosted tools consulted, the citations on answer text, and
+        Checks the sources hosted tools consulted, the URLs in the model's calls of
+        our client-side tools and in their results, the citations on answer text, and
         the answer text itself: links in every form a renderer or reader follows
         and, for a blocklist, bare mentions of blocked hosts. One record per
         occurrence, in transcript order. Never raises on text, never mutates.
@@ -154,6 +159,10 @@ class DomainPolicy:
             message = messages[index]
             for source in message_sources(message):
                 self._check_url(source.url, "source", index, violations)
+            for url in search_call_urls(message):
+                self._check_url(url, "tool-call", index, violations)
+            for source in search_sources(message):
+                self._check_url(source.url, "tool-result", index, violations)
             for part in message.content:
                 if isinstance(part, TextPart):
                     for citation in part.citations:
