@@ -1,4 +1,4 @@
-"""Drive web_search through a real agentloop Agent: FakeClient for the model, MockTransport for the API."""
+"""Drive web_search through a real agentloop Agent: FakeClient model, MockTransport API."""
 
 from __future__ import annotations
 

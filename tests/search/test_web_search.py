@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from email.utils import format_datetime
 from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
 
 import httpx
 import pytest
 from agentloop import Agent, Transcript
-from agentloop.providers.fake import FakeClient
 from agentloop.provider import StopReason
+from agentloop.providers.fake import FakeClient
 from agentloop.transcript import TextPart
 
 from agentloop_tools.web import DomainPolicy, FatalToolError, sources, web_search
@@ -71,7 +71,8 @@ def test_a_brave_search_reaches_the_model_cleaned_and_readable() -> None:
         result.content
     )
     assert 'The new REPL "pyrepl"' in result.content
-    assert "<strong>" not in result.content and "&quot;" not in result.content
+    assert "<strong>" not in result.content
+    assert "&quot;" not in result.content
     assert "Cite the URLs" in result.content
     [request] = api.requests
     assert request.method == "GET"
@@ -118,9 +119,7 @@ def test_refused_hits_are_withheld_counted_and_never_shown() -> None:
         [
             (
                 200,
-                brave_body(
-                    EVIL, PYTHON, EVIL[:1] + ("https://sub.evil.example/",) + EVIL[2:], REAL
-                ),
+                brave_body(EVIL, PYTHON, (*EVIL[:1], "https://sub.evil.example/", *EVIL[2:]), REAL),
             )
         ]
     )
@@ -180,7 +179,8 @@ def test_tavily_gets_the_allowlist_pushed_down_and_the_filter_still_holds() -> N
     [result] = results(run_agent(tool, [call("python", 4)]))
     sent = json.loads(api.requests[0].content)
     assert sent["include_domains"] == ["python.org", "docs.djangoproject.com"]
-    assert sent["max_results"] == 4 and sent["query"] == "python"
+    assert sent["max_results"] == 4
+    assert sent["query"] == "python"
     assert api.requests[0].headers["Authorization"] == f"Bearer {TAVILY_KEY}"
     assert "evil.example" not in result.content
     assert "1 result withheld" in result.content
@@ -224,7 +224,8 @@ def test_searxng_results_are_cut_to_the_count() -> None:
     tool = web_search(searxng("http://localhost:8080/"), http_client=api.client())
     [result] = results(run_agent(tool, [call("python", 3)]))
     assert str(api.requests[0].url) == "http://localhost:8080/search?q=python&format=json&pageno=1"
-    assert "3. [T2]" in result.content and "T3" not in result.content
+    assert "3. [T2]" in result.content
+    assert "T3" not in result.content
 
 
 def test_odd_payloads_never_reach_the_model_as_a_traceback() -> None:
@@ -257,7 +258,8 @@ def test_a_rejected_query_tells_the_model_to_shorten_it(status: int) -> None:
     api = Api([(status, {"error": {"detail": "Unable to validate request parameter(s)."}})])
     [result] = results(run_agent(brave_tool(api), [call("python")]))
     assert result.content.startswith("Error: [query-rejected] brave rejected the query")
-    assert "Unable to validate" in result.content and "shorten" in result.content
+    assert "Unable to validate" in result.content
+    assert "shorten" in result.content
     assert len(api.requests) == 1
 
 
@@ -363,7 +365,8 @@ def test_backoff_is_full_jitter_under_the_cap() -> None:
         clock=clock,
     )
     [result] = results(run_agent(tool, [call("python")]))
-    assert len(api.requests) == 6 and len(clock.waits) == 5
+    assert len(api.requests) == 6
+    assert len(clock.waits) == 5
     assert all(0 <= wait <= 3.0 for wait in clock.waits)
     assert result.content.startswith("Error: [search-failed]")
 
@@ -440,13 +443,17 @@ def test_on_fatal_raise_ends_the_conversation_with_an_exception_the_application_
             response(call("python"), stop=TOOL_USE), response(TextPart(text="never"))
         ),
     )
-    caught_as_exception = False
-    with pytest.raises(FatalToolError) as raised:
+    caught: list[BaseException] = []
+
+    def application() -> None:
         try:
             agent.run("Research this.")
-        except Exception:  # what a handler written for ordinary errors catches
-            caught_as_exception = True
-    assert not caught_as_exception
+        except Exception as exc:  # what a handler written for ordinary errors catches
+            caught.append(exc)
+
+    with pytest.raises(FatalToolError) as raised:
+        application()
+    assert caught == []
     assert raised.value.code == "not-configured"
     assert raised.value.tool == "web_search"
     assert BRAVE_KEY not in str(raised.value)
@@ -472,8 +479,9 @@ def test_on_fatal_raise_also_stops_parallel_calls() -> None:
 
 def test_parallel_calls_are_spaced_to_the_backend_rate() -> None:
     class Frozen:  # time stands still: only the reservations space the calls
-        waits: list[float] = []
-        lock = threading.Lock()
+        def __init__(self) -> None:
+            self.waits: list[float] = []
+            self.lock = threading.Lock()
 
         def __call__(self) -> float:
             return 50.0

@@ -292,6 +292,7 @@ class _SearchEngine:
         self._client = http_client
         self._client_lock = threading.Lock()
         self._sleep = sleep if sleep is not None else _default_sleep
+        self._pause = self._sleep
         self._fatal: ToolFailure | None = None
         self._fatal_lock = threading.Lock()
         rate = getattr(backend, "requests_per_second", None)
@@ -303,6 +304,16 @@ class _SearchEngine:
         limit = getattr(backend, "max_query_chars", None)
         self._max_query = limit if isinstance(limit, int) and limit > 0 else None
         self._jitter = wait_random_exponential(multiplier=1, max=backoff_cap)
+        # One Retrying for every call: tenacity keeps each call's state apart (its
+        # statistics are thread-local), and building it costs more than the search's
+        # own work.
+        self._retrying = Retrying(
+            stop=stop_after_attempt(attempts),
+            wait=self._wait,
+            retry=retry_if_result(self._should_retry),
+            sleep=self._pause,
+            retry_error_callback=_last_outcome,
+        )
 
     # The handler. Everything the model can cause ends as a ToolError (or the fatal
     # BaseException); an unexpected bug is left to agentloop, which logs it.
@@ -359,32 +370,23 @@ class _SearchEngine:
         return min(max(count, 1), MAX_COUNT)
 
     def _send(self, request: httpx.Request) -> _Outcome:
-        client = self._http()
-
-        def attempt() -> _Outcome:
-            if self._spacer is not None:
-                delay = self._spacer.delay()
-                if delay > 0:
-                    self._sleep(delay)
-            try:
-                response = client.send(request, follow_redirects=False)
-                response.read()
-            except httpx.TransportError as exc:
-                logger.info("%s: %s", self.backend.name, type(exc).__name__)
-                return _Outcome(None, exc)
-            if response.status_code in RETRY_STATUSES:
-                logger.info("%s: HTTP %s", self.backend.name, response.status_code)
-            return _Outcome(response)
-
-        retrying = Retrying(
-            stop=stop_after_attempt(self.attempts),
-            wait=self._wait,
-            retry=retry_if_result(self._should_retry),
-            sleep=self._sleep,
-            retry_error_callback=lambda state: state.outcome.result() if state.outcome else None,
-        )
-        outcome: _Outcome = retrying(attempt)
+        outcome: _Outcome = self._retrying(self._attempt, self._http(), request)
         return outcome
+
+    def _attempt(self, client: httpx.Client, request: httpx.Request) -> _Outcome:
+        if self._spacer is not None:
+            delay = self._spacer.delay()
+            if delay > 0:
+                self._sleep(delay)
+        try:
+            response = client.send(request, follow_redirects=False)
+            response.read()
+        except httpx.TransportError as exc:
+            logger.info("%s: %s", self.backend.name, type(exc).__name__)
+            return _Outcome(None, exc)
+        if response.status_code in RETRY_STATUSES:
+            logger.info("%s: HTTP %s", self.backend.name, response.status_code)
+        return _Outcome(response)
 
     def _should_retry(self, outcome: _Outcome) -> bool:
         if not outcome.transient:
@@ -425,7 +427,8 @@ class _SearchEngine:
             )
         response = outcome.response
         status = response.status_code
-        code = self._classify(response)
+        # Success is read as success: classify() judges only failed responses.
+        code = None if 200 <= status < 300 else self._classify(response)
         if code is None and 200 <= status < 300:
             payload = _json(response)
             if payload is _UNPARSEABLE:
@@ -542,6 +545,10 @@ _CODES = frozenset(
     {"not-configured", "quota-exceeded", "query-rejected", "search-failed", "rate-limited"}
 )
 _UNPARSEABLE: Any = object()
+
+
+def _last_outcome(state: RetryCallState) -> Any:
+    return state.outcome.result() if state.outcome is not None else None
 
 
 def _default_sleep(seconds: float) -> None:
