@@ -7,12 +7,15 @@ OpenAI Responses bodies, served to the real SDKs while vcrpy recorded the traffi
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
 from typing import Any
 
 from agentloop_tools.testing import (
     anthropic_message,
     anthropic_search,
     anthropic_text,
+    brave_results,
     openai_message,
     openai_response,
     openai_search,
@@ -117,4 +120,66 @@ SCRIPTS: dict[str, list[Any]] = {
             ]
         )
     ],
+}
+
+
+def chat_completion(
+    content: str | None = None, *, calls: Sequence[tuple[str, str, dict[str, Any]]] = ()
+) -> dict[str, Any]:
+    """An OpenAI-compatible Chat Completions body (OpenRouter): text, or tool calls."""
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if calls:
+        message["tool_calls"] = [
+            {"id": call_id, "type": "function",
+             "function": {"name": name, "arguments": json.dumps(arguments)}}
+            for call_id, name, arguments in calls
+        ]  # fmt: skip
+    return {
+        "id": "gen-scripted",
+        "object": "chat.completion",
+        "model": "openrouter/free",
+        "choices": [
+            {"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}
+        ],
+        "usage": {"prompt_tokens": 120, "completion_tokens": 40, "total_tokens": 160},
+    }
+
+
+CLIENT_SEARCH_TEST = "test_an_agent_without_hosted_search_researches_with_web_search"
+
+SCRIPTS[CLIENT_SEARCH_TEST] = [
+    chat_completion(
+        calls=[("call_search_1", "web_search", {"query": "Python 3.13 new REPL", "count": 5})]
+    ),
+    chat_completion(
+        "Python 3.13 ships a new interactive interpreter with multi-line editing, history "
+        "and colour ([What's New In Python 3.13](https://docs.python.org/3/whatsnew/3.13.html))."
+    ),
+]
+
+# What the Brave Search API answers in that conversation (served by ScriptedSearch).
+SEARCH_SCRIPTS: dict[str, list[Any]] = {
+    CLIENT_SEARCH_TEST: [
+        brave_results(
+            [
+                (
+                    WHATSNEW[0],
+                    WHATSNEW[1],
+                    "The <strong>new</strong> interactive interpreter supports multi-line "
+                    "editing and history &amp; colour by default.",
+                ),
+                (
+                    "https://medium.com/@someone/python-3-13-repl",
+                    "Python 3.13&#x27;s REPL, explained",
+                    "A blog post about the <strong>new</strong> REPL.",
+                ),
+                (
+                    REALPYTHON[0],
+                    REALPYTHON[1],
+                    "Paste mode, <strong>exit</strong> without parentheses.",
+                ),
+            ],
+            query="Python 3.13 new REPL",
+        )
+    ]
 }
