@@ -107,7 +107,8 @@ def measure(body: bytes, label: str) -> float:
         transport_ms = per_call_ms(http_only, clock)
         results[kind] = total - transport_ms
         print(
-            f"{label}, {kind}: whole call {total:.3f} ms, in-memory transport {transport_ms:.3f} ms, "
+            f"{label}, {kind}: whole call {total:.3f} ms, "
+            f"in-memory transport {transport_ms:.3f} ms, "
             f"web_search's own work {total - transport_ms:.3f} ms"
         )
     print(f"{label}: web_search's own work, 20 hits: {results['cpu']:.3f} ms CPU "

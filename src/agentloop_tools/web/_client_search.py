@@ -17,18 +17,21 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import httpx
 from agentloop import HostedTool, tool
 from agentloop.tooling import ToolSpec
-from tenacity import RetryCallState, Retrying, retry_if_result, stop_after_attempt
-from tenacity.wait import wait_random_exponential
 
 from agentloop_tools.web._policy import DomainPolicy
 from agentloop_tools.web._render import SearchHit, render_results, shown_url
 from agentloop_tools.web._tool_errors import ToolFailure
 from agentloop_tools.web.backends import SearchBackend
+
+if TYPE_CHECKING:
+    # httpx and tenacity are imported when a tool is built, not with agentloop_tools.web:
+    # the command line and the plugin read transcripts without them.
+    import httpx
+    from tenacity import RetryCallState
 
 logger = logging.getLogger("agentloop_tools.web.search")
 
@@ -37,7 +40,8 @@ type OnFatal = Literal["error", "raise"]
 MAX_COUNT = 20
 MIN_QUERY_CHARS = 2
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
-DEFAULT_TIMEOUT = httpx.Timeout(15.0, connect=5.0)
+TIMEOUT_SECONDS = 15.0
+CONNECT_TIMEOUT_SECONDS = 5.0
 
 PARAMETERS: dict[str, Any] = {
     "type": "object",
@@ -127,6 +131,8 @@ def web_search(
         raise ValueError(
             f"web_search(backoff_cap={backoff_cap!r}) is not accepted; use seconds from 0 to 3600."
         )
+    import httpx
+
     if http_client is not None and not isinstance(http_client, httpx.Client):
         raise TypeError(
             f"web_search(http_client={http_client!r}) needs an httpx.Client (synchronous: "
@@ -205,6 +211,8 @@ def search_tool(
 
 
 def _hosts_search(provider: str, env: Any) -> tuple[bool, str]:
+    import httpx
+
     if provider == "anthropic":
         base = (env.get("ANTHROPIC_BASE_URL") or "").strip()
         if not base:
@@ -303,6 +311,9 @@ class _SearchEngine:
         self._secrets = tuple(s for s in secrets if isinstance(s, str) and len(s) >= 4)
         limit = getattr(backend, "max_query_chars", None)
         self._max_query = limit if isinstance(limit, int) and limit > 0 else None
+        from tenacity import Retrying, retry_if_result, stop_after_attempt
+        from tenacity.wait import wait_random_exponential
+
         self._jitter = wait_random_exponential(multiplier=1, max=backoff_cap)
         # One Retrying for every call: tenacity keeps each call's state apart (its
         # statistics are thread-local), and building it costs more than the search's
@@ -374,6 +385,8 @@ class _SearchEngine:
         return outcome
 
     def _attempt(self, client: httpx.Client, request: httpx.Request) -> _Outcome:
+        import httpx
+
         if self._spacer is not None:
             delay = self._spacer.delay()
             if delay > 0:
@@ -502,7 +515,10 @@ class _SearchEngine:
         if self._client is None:
             with self._client_lock:
                 if self._client is None:
-                    self._client = httpx.Client(timeout=DEFAULT_TIMEOUT, follow_redirects=False)
+                    import httpx
+
+                    timeout = httpx.Timeout(TIMEOUT_SECONDS, connect=CONNECT_TIMEOUT_SECONDS)
+                    self._client = httpx.Client(timeout=timeout, follow_redirects=False)
         return self._client
 
     def _scrub(self, text: str) -> str:
@@ -597,6 +613,8 @@ def _detail(response: httpx.Response) -> str:
 
 
 def _transport_reason(error: BaseException | None) -> str:
+    import httpx
+
     if isinstance(error, httpx.TimeoutException):
         return "a timeout"
     if isinstance(error, httpx.ConnectError):

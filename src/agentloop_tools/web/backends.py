@@ -16,11 +16,12 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
-import httpx
-
 from agentloop_tools.web._render import SearchHit
 
 if TYPE_CHECKING:
+    # httpx is imported when a request is built, not with agentloop_tools.web.
+    import httpx
+
     from agentloop_tools.web._policy import DomainPolicy
 
 __all__ = [
@@ -95,6 +96,8 @@ class BraveBackend:
         return (self.api_key,)
 
     def build_request(self, query: str, count: int, policy: DomainPolicy | None) -> httpx.Request:
+        import httpx
+
         params: dict[str, str | int] = {"q": query, "count": count, "safesearch": self.safesearch}
         if self.country is not None:
             params["country"] = self.country
@@ -148,6 +151,8 @@ class TavilyBackend:
         return (self.api_key,)
 
     def build_request(self, query: str, count: int, policy: DomainPolicy | None) -> httpx.Request:
+        import httpx
+
         body: dict[str, Any] = {
             "query": query,
             "search_depth": self.depth,
@@ -190,6 +195,8 @@ class ExaBackend:
         return (self.api_key,)
 
     def build_request(self, query: str, count: int, policy: DomainPolicy | None) -> httpx.Request:
+        import httpx
+
         body: dict[str, Any] = {
             "query": query,
             "type": "auto",
@@ -238,6 +245,8 @@ class SearxngBackend:
     secrets: tuple[str, ...] = ()
 
     def build_request(self, query: str, count: int, policy: DomainPolicy | None) -> httpx.Request:
+        import httpx
+
         params = {"q": query, "format": "json", "pageno": "1"}
         return httpx.Request(
             "GET", f"{self.base_url}/search", params=params, headers={"Accept": "application/json"}
@@ -341,6 +350,8 @@ def searxng(base_url: str) -> SearxngBackend:
             f"searxng(base_url={base_url!r}): the instance URL is empty; set SEARXNG_URL "
             "(for example http://localhost:8080) and pass it."
         )
+    import httpx
+
     text = base_url.strip().rstrip("/")
     try:
         url = httpx.URL(text)
