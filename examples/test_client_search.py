@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 
 import pytest
+from agentloop.transcript import ToolResultPart
 from client_search_agent import POLICY, client_search_tools
 from scripts import SEARCH_SCRIPTS
 
@@ -53,8 +54,8 @@ def test_an_agent_without_hosted_search_researches_with_web_search(
         part
         for message in conversation.messages
         for part in message.content
-        if getattr(part, "tool_name", None) == "web_search" and hasattr(part, "is_error")
+        if isinstance(part, ToolResultPart) and part.tool_name == "web_search"
     ]
-    assert "1 result withheld by the domain policy" in result.content  # type: ignore[attr-defined]
-    assert "medium.com" not in result.content  # type: ignore[attr-defined]
+    assert "1 result withheld by the domain policy" in result.content
+    assert "medium.com" not in result.content
     assert_no_violations(agentloop_evidence, POLICY)

@@ -5,18 +5,21 @@ from __future__ import annotations
 import json
 import logging
 import threading
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
+from typing import Any
 
 import httpx
 import pytest
 from agentloop import Agent, Transcript
 from agentloop.provider import StopReason
 from agentloop.providers.fake import FakeClient
+from agentloop.tooling import ToolSpec
 from agentloop.transcript import TextPart
 
 from agentloop_tools.web import DomainPolicy, FatalToolError, sources, web_search
-from agentloop_tools.web.backends import brave, exa, searxng, tavily
+from agentloop_tools.web.backends import SearchBackend, brave, exa, searxng, tavily
 from tests.search.helpers import (
     BRAVE_KEY,
     EXA_KEY,
@@ -40,11 +43,11 @@ TOOL_USE = StopReason.TOOL_USE
 REAL = ("Real Python", "https://realpython.com/python313-repl/", "A modern REPL")
 
 
-def brave_tool(api: Api, **options: object) -> object:
+def brave_tool(api: Api, **options: Any) -> ToolSpec:
     clock = Clock()
     options.setdefault("sleep", clock.sleep)
     options.setdefault("clock", clock)
-    return web_search(brave(BRAVE_KEY), http_client=api.client(), **options)  # type: ignore[arg-type]
+    return web_search(brave(BRAVE_KEY), http_client=api.client(), **options)
 
 
 # --- the tool as agentloop sees it -------------------------------------------------
@@ -245,7 +248,8 @@ def test_odd_payloads_never_reach_the_model_as_a_traceback() -> None:
     assert not result.is_error
     assert "1. [https://ok.example/](https://ok.example/)" in result.content
     assert "2 results without a usable http(s) URL skipped" in result.content
-    for odd in ([], {"web": None}, {"web": {"results": "x"}}, "text"):
+    odds: list[object] = [[], {"web": None}, {"web": {"results": "x"}}, "text"]
+    for odd in odds:
         [result] = results(run_agent(brave_tool(Api([(200, odd)])), [call("python")]))
         assert result.content.startswith(("Web search results", "Error: [search-failed]"))
 
@@ -416,7 +420,7 @@ BRAVE_QUOTA = {
 def test_a_fatal_failure_is_told_once_and_repeated_without_a_request(
     backend: str, reply: tuple[int, object], code: str
 ) -> None:
-    made = {
+    made: dict[str, Callable[[], SearchBackend]] = {
         "brave": lambda: brave(BRAVE_KEY),
         "tavily": lambda: tavily(TAVILY_KEY),
         "exa": lambda: exa(EXA_KEY),
@@ -523,6 +527,8 @@ def test_keys_never_reach_output_errors_logs_or_transcripts(
     [
         (lambda: brave(""), "BRAVE_API_KEY"),
         (lambda: brave("   "), "BRAVE_API_KEY"),
+        (lambda: brave(None), "BRAVE_API_KEY"),  # type: ignore[arg-type]
+        (lambda: tavily(None), "TAVILY_API_KEY"),  # type: ignore[arg-type]
         (lambda: tavily(""), "TAVILY_API_KEY"),
         (lambda: exa(""), "EXA_API_KEY"),
         (lambda: searxng(""), "SEARXNG_URL"),

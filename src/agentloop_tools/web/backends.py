@@ -500,6 +500,10 @@ _KEY_FORBIDDEN = re.compile(r"[\s\x00-\x1f\x7f]")
 
 
 def _api_key(value: object, backend: str, variable: str) -> str:
+    if value is None:
+        raise ValueError(
+            f"{backend}(api_key=None): the key is missing; set {variable} and pass its value."
+        )
     if not isinstance(value, str):
         raise TypeError(
             f"{backend}(api_key=...) needs the key as a string (from {variable}), "
