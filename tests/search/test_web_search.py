@@ -566,6 +566,9 @@ def test_a_backend_that_is_not_one_is_refused() -> None:
         tavily(TAVILY_KEY, depth="deep")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="query or fragment"):
         searxng("http://localhost:8080/?x=1")
+    with pytest.raises(ValueError, match="credentials") as raised:
+        searxng("http://admin:hunter22@localhost:8080/")
+    assert "hunter22" not in str(raised.value)
 
 
 def test_redirects_are_not_followed_with_the_key() -> None:
@@ -573,3 +576,24 @@ def test_redirects_are_not_followed_with_the_key() -> None:
     [result] = results(run_agent(brave_tool(api), [call("python")]))
     assert result.content.startswith("Error: [search-failed] brave failed (HTTP 302)")
     assert len(api.requests) == 1
+
+
+def test_a_replay_harness_can_skip_the_waits_by_replacing_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The hook the pytest plugin uses in replay, as it does for agentloop.retry."""
+    from agentloop_tools.web import _client_search
+
+    waits: list[float] = []
+
+    class NoSleep:
+        @staticmethod
+        def sleep(seconds: float) -> None:
+            waits.append(seconds)
+
+    monkeypatch.setattr(_client_search, "time", NoSleep)
+    api = Api([(429, {}, {"Retry-After": "30"}), (200, brave_body(PYTHON))] * 2)
+    tool = web_search(brave(BRAVE_KEY), http_client=api.client())  # default sleep and clock
+    transcript = run_agent(tool, [call("one1", n=1), call("two2", n=2)])
+    assert not any(result.is_error for result in results(transcript))
+    assert 30.0 in waits

@@ -155,7 +155,7 @@ def web_search(
         http_client=http_client,
         on_fatal=on_fatal,
         sleep=sleep,
-        clock=clock or time.monotonic,
+        clock=clock or _monotonic,
     )
     description = (
         "Search the web and get a list of result links with short extracts. "
@@ -565,6 +565,10 @@ _UNPARSEABLE: Any = object()
 
 def _last_outcome(state: RetryCallState) -> Any:
     return state.outcome.result() if state.outcome is not None else None
+
+
+# Bound at import: a replay harness may replace ``time`` below (see _default_sleep).
+_monotonic = time.monotonic
 
 
 def _default_sleep(seconds: float) -> None:

@@ -357,6 +357,11 @@ def searxng(base_url: str) -> SearxngBackend:
         url = httpx.URL(text)
     except (httpx.InvalidURL, ValueError, TypeError) as exc:
         raise ValueError(f"searxng(base_url={base_url!r}) is not a URL ({exc}).") from None
+    if url.userinfo:
+        raise ValueError(
+            "searxng(base_url=...) carries credentials in the URL; they would be recorded "
+            "with it. Pass them as http_client=httpx.Client(auth=...) to web_search instead."
+        )
     if url.scheme not in ("http", "https") or not url.host or url.query or url.fragment:
         raise ValueError(
             f"searxng(base_url={base_url!r}) is not accepted; use the instance's http(s) "
