@@ -188,7 +188,10 @@ def search_tool(
     from collections.abc import Mapping
 
     if not isinstance(env, Mapping):
-        raise TypeError(f"search_tool(env=...) needs a mapping such as os.environ, got {env!r}.")
+        raise TypeError(
+            "search_tool(env=...) needs a mapping of environment variables (the process "
+            f"environment or a dict), got {type(env).__name__}."
+        )
     if backend is not None and not isinstance(backend, SearchBackend):
         raise TypeError(f"search_tool(backend={backend!r}) needs a search backend or None.")
     provider = (env.get("LLM_PROVIDER") or "openrouter").strip()

@@ -6,7 +6,7 @@ does everything else the same way for every backend: validation, retries, spacin
 of calls, the domain policy, rendering and errors.
 
 Nothing here reads the environment: :func:`backend_from_env` reads the mapping you
-pass it (``os.environ`` or a dict).
+pass it (the process environment, or a dict).
 """
 
 from __future__ import annotations
@@ -427,7 +427,7 @@ def registered_backends() -> dict[str, str | None]:
 
 
 def backend_from_env(mapping: Mapping[str, str]) -> SearchBackend:
-    """The backend the mapping configures (pass ``os.environ`` or a dict).
+    """The backend the mapping configures (pass the process environment, or a dict).
 
     ``WEB_SEARCH_BACKEND`` names the backend; without it, the one backend whose
     variable is present is chosen (``BRAVE_API_KEY``, ``TAVILY_API_KEY``,
@@ -438,7 +438,10 @@ def backend_from_env(mapping: Mapping[str, str]) -> SearchBackend:
             backend is unknown, or its key is empty; the message names the variable.
     """
     if not isinstance(mapping, Mapping):
-        raise TypeError(f"backend_from_env() needs a mapping such as os.environ, got {mapping!r}.")
+        raise TypeError(
+            "backend_from_env() needs a mapping of environment variables (the process "
+            f"environment or a dict), got {type(mapping).__name__}."
+        )
     chosen = (mapping.get(BACKEND_VARIABLE) or "").strip().lower()
     if chosen:
         entry = _REGISTRY.get(chosen)
