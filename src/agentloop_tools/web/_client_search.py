@@ -39,6 +39,8 @@ type OnFatal = Literal["error", "raise"]
 
 MAX_COUNT = 20
 MIN_QUERY_CHARS = 2
+# No search API wants more; a longer "query" is a pasted document, refused unsent.
+MAX_QUERY_CHARS = 2000
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 TIMEOUT_SECONDS = 15.0
 CONNECT_TIMEOUT_SECONDS = 5.0
@@ -61,6 +63,7 @@ PARAMETERS: dict[str, Any] = {
 
 _TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _SPACE = re.compile(r"\s+")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 def web_search(
@@ -344,7 +347,8 @@ class _SearchEngine:
         with self._fatal_lock:
             if self._fatal is not None:
                 return self._fatal
-        text = _SPACE.sub(" ", query).strip() if isinstance(query, str) else ""
+        # Control characters become spaces, runs of whitespace one space.
+        text = " ".join(_CONTROL.sub(" ", query).split()) if isinstance(query, str) else ""
         if len(text) < MIN_QUERY_CHARS:
             return ToolFailure(
                 "missing-query",
@@ -353,11 +357,11 @@ class _SearchEngine:
                 else f"{self.name} needs the query as a string, got {type(query).__name__}",
                 "call it again with the words to search for",
             )
-        if self._max_query is not None and len(text) > self._max_query:
+        limit = min(self._max_query or MAX_QUERY_CHARS, MAX_QUERY_CHARS)
+        if len(text) > limit:
             return ToolFailure(
                 "query-rejected",
-                f"the query is {len(text)} characters; {self.backend.name} accepts at most "
-                f"{self._max_query}",
+                f"the query is {len(text)} characters; {self.backend.name} accepts at most {limit}",
                 "shorten the query to a few key words and drop search operators",
             )
         wanted = self._count(count)
