@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import re
 
+import httpx
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from agentloop_tools.web import DomainPolicy, SearchHit
+from agentloop_tools.web import DomainPolicy, SearchHit, web_search
 from agentloop_tools.web._client_search import filter_and_render
 from agentloop_tools.web._render import read_rendered
+from agentloop_tools.web.backends import brave
 
 POLICIES = [
     DomainPolicy.allow(["python.org", "example.com/docs"]),
@@ -50,3 +53,41 @@ def test_the_rendered_text_never_shows_a_refused_url(
     for url in URL_IN_TEXT.findall(text):
         assert policy.permits(url), (url, text)
     assert len(list(read_rendered(text))) <= count
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=20) | urls,
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
+    max_leaves=12,
+)
+brave_items = st.fixed_dictionaries(
+    {"title": texts, "url": st.one_of(urls, json_values), "description": texts},
+    optional={"page_age": st.one_of(texts, json_values)},
+)
+payloads = st.one_of(
+    st.builds(
+        lambda items: {"web": {"results": items}},
+        st.lists(st.one_of(brave_items, json_values), max_size=8),
+    ),
+    json_values,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(payloads, st.sampled_from(POLICIES))
+def test_the_tool_never_shows_a_refused_url_nor_a_traceback(
+    payload: object, policy: DomainPolicy
+) -> None:
+    body = json.dumps(payload).encode()
+    client = httpx.Client(
+        transport=httpx.MockTransport(lambda request: httpx.Response(200, content=body))
+    )
+    tool = web_search(
+        brave("BSA-property-key", requests_per_second=None), policy=policy, http_client=client
+    )
+    text = tool.handler(None, query="python", count=20)
+    assert text.startswith("Web search results (agentloop-tools)\n")
+    for url in URL_IN_TEXT.findall(text):
+        assert policy.permits(url), (url, text)

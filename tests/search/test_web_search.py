@@ -599,3 +599,11 @@ def test_a_replay_harness_can_skip_the_waits_by_replacing_time(
     transcript = run_agent(tool, [call("one1", n=1), call("two2", n=2)])
     assert not any(result.is_error for result in results(transcript))
     assert 30.0 in waits
+
+
+def test_a_body_that_cannot_be_decoded_is_not_retried() -> None:
+    api = Api([(200, "not gzip at all", {"Content-Encoding": "gzip"})])
+    [result] = results(run_agent(brave_tool(api), [call("python")]))
+    assert result.content.startswith("Error: [search-failed] brave could not be reached after 1")
+    assert "could not be decoded (DecodingError)" in result.content
+    assert len(api.requests) == 1

@@ -254,11 +254,13 @@ class _Outcome:
     """One attempt: a response, or the transport error that replaced it."""
 
     response: httpx.Response | None
-    error: httpx.TransportError | None = None
+    error: Exception | None = None
+    # Timeouts and connection failures; not a body that cannot be decoded.
+    retry_error: bool = False
 
     @property
     def transient(self) -> bool:
-        return self.error is not None or (
+        return self.retry_error or (
             self.response is not None and self.response.status_code in RETRY_STATUSES
         )
 
@@ -375,8 +377,8 @@ class _SearchEngine:
                 f"({type(exc).__name__})",
                 "stop calling this tool for the rest of this turn and answer without it",
             )
-        outcome = self._send(request)
-        return self._read(outcome, wanted)
+        outcome, made = self._send(request)
+        return self._read(outcome, wanted, made)
 
     def _count(self, count: object) -> int:
         if count is None or isinstance(count, bool):
@@ -387,9 +389,12 @@ class _SearchEngine:
             return self.max_results
         return min(max(count, 1), MAX_COUNT)
 
-    def _send(self, request: httpx.Request) -> _Outcome:
+    def _send(self, request: httpx.Request) -> tuple[_Outcome, int]:
+        """The last attempt's outcome, and how many attempts were made."""
         outcome: _Outcome = self._retrying(self._attempt, self._http(), request)
-        return outcome
+        # tenacity keeps statistics per thread, so this is this call's count.
+        made = self._retrying.statistics.get("attempt_number", self.attempts)
+        return outcome, made if isinstance(made, int) else self.attempts
 
     def _attempt(self, client: httpx.Client, request: httpx.Request) -> _Outcome:
         import httpx
@@ -401,9 +406,9 @@ class _SearchEngine:
         try:
             response = client.send(request, follow_redirects=False)
             response.read()
-        except httpx.TransportError as exc:
+        except (httpx.HTTPError, httpx.StreamError) as exc:
             logger.info("%s: %s", self.backend.name, type(exc).__name__)
-            return _Outcome(None, exc)
+            return _Outcome(None, exc, retry_error=isinstance(exc, httpx.TransportError))
         if response.status_code in RETRY_STATUSES:
             logger.info("%s: HTTP %s", self.backend.name, response.status_code)
         return _Outcome(response)
@@ -435,13 +440,13 @@ class _SearchEngine:
             return None
         return code if code in _CODES else None
 
-    def _read(self, outcome: _Outcome, wanted: int) -> str | ToolFailure:
+    def _read(self, outcome: _Outcome, wanted: int, made: int) -> str | ToolFailure:
         backend = self.backend.name
         if outcome.response is None:
             error = type(outcome.error).__name__
             return ToolFailure(
                 "search-failed",
-                f"{backend} could not be reached after {self.attempts} attempt(s); "
+                f"{backend} could not be reached after {made} attempt(s); "
                 f"the last failure was {_transport_reason(outcome.error)} ({error})",
                 "stop calling this tool for the rest of this turn and answer without it",
             )
@@ -460,7 +465,7 @@ class _SearchEngine:
             return self._render(payload, wanted)
         if code is None:
             code = _code_for(status)
-        return self._failure(code, status, response)
+        return self._failure(code, status, response, made)
 
     def _render(self, payload: Any, wanted: int) -> str | ToolFailure:
         try:
@@ -474,7 +479,7 @@ class _SearchEngine:
             )
         return filter_and_render(hits, wanted, self.policy)
 
-    def _failure(self, code: str, status: int, response: httpx.Response) -> ToolFailure:
+    def _failure(self, code: str, status: int, response: httpx.Response, made: int) -> ToolFailure:
         backend = self.backend.name
         detail = _detail(response)
         said = f": {detail}" if detail else ""
@@ -501,15 +506,14 @@ class _SearchEngine:
         elif code == "rate-limited":
             return ToolFailure(
                 "rate-limited",
-                f"{backend} is still rate limiting after {self.attempts} attempt(s) "
-                f"(HTTP {status})",
+                f"{backend} is still rate limiting after {made} attempt(s) (HTTP {status})",
                 "stop calling this tool for the rest of this turn and answer with what you have",
             )
         else:
             return ToolFailure(
                 "search-failed",
                 f"{backend} failed (HTTP {status}"
-                + (f", after {self.attempts} attempt(s)" if status in RETRY_STATUSES else "")
+                + (f", after {made} attempt(s)" if status in RETRY_STATUSES else "")
                 + f"){said}",
                 "stop calling this tool for the rest of this turn and answer without it",
             )
@@ -630,6 +634,8 @@ def _transport_reason(error: BaseException | None) -> str:
         return "a timeout"
     if isinstance(error, httpx.ConnectError):
         return "a connection error"
+    if isinstance(error, httpx.DecodingError):
+        return "a response that could not be decoded"
     return "a transport error"
 
 
