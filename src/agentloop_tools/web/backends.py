@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+from urllib.parse import urlencode
 
 from agentloop_tools.web._render import SearchHit
 
@@ -102,7 +103,8 @@ class BraveBackend:
         if self.country is not None:
             params["country"] = self.country
         headers = {"Accept": "application/json", "X-Subscription-Token": self.api_key}
-        return httpx.Request("GET", self.endpoint, params=params, headers=headers)
+        # One URL parse instead of two (httpx re-parses a URL to merge params).
+        return httpx.Request("GET", f"{self.endpoint}?{urlencode(params)}", headers=headers)
 
     def parse(self, payload: Any) -> list[SearchHit]:
         web = _get(payload, "web")
@@ -249,7 +251,9 @@ class SearxngBackend:
 
         params = {"q": query, "format": "json", "pageno": "1"}
         return httpx.Request(
-            "GET", f"{self.base_url}/search", params=params, headers={"Accept": "application/json"}
+            "GET",
+            f"{self.base_url}/search?{urlencode(params)}",
+            headers={"Accept": "application/json"},
         )
 
     def parse(self, payload: Any) -> list[SearchHit]:
