@@ -308,7 +308,6 @@ class _SearchEngine:
         self._client = http_client
         self._client_lock = threading.Lock()
         self._sleep = sleep if sleep is not None else _default_sleep
-        self._pause = self._sleep
         self._fatal: ToolFailure | None = None
         self._fatal_lock = threading.Lock()
         rate = getattr(backend, "requests_per_second", None)
@@ -330,7 +329,7 @@ class _SearchEngine:
             stop=stop_after_attempt(attempts),
             wait=self._wait,
             retry=retry_if_result(self._should_retry),
-            sleep=self._pause,
+            sleep=self._sleep,
             retry_error_callback=_last_outcome,
         )
 
