@@ -7,8 +7,6 @@ OpenAI Responses bodies, served to the real SDKs while vcrpy recorded the traffi
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
 from typing import Any
 
 from agentloop_tools.testing import (
@@ -16,6 +14,7 @@ from agentloop_tools.testing import (
     anthropic_search,
     anthropic_text,
     brave_results,
+    chat_completion,
     openai_message,
     openai_response,
     openai_search,
@@ -121,28 +120,6 @@ SCRIPTS: dict[str, list[Any]] = {
         )
     ],
 }
-
-
-def chat_completion(
-    content: str | None = None, *, calls: Sequence[tuple[str, str, dict[str, Any]]] = ()
-) -> dict[str, Any]:
-    """An OpenAI-compatible Chat Completions body (OpenRouter): text, or tool calls."""
-    message: dict[str, Any] = {"role": "assistant", "content": content}
-    if calls:
-        message["tool_calls"] = [
-            {"id": call_id, "type": "function",
-             "function": {"name": name, "arguments": json.dumps(arguments)}}
-            for call_id, name, arguments in calls
-        ]  # fmt: skip
-    return {
-        "id": "gen-scripted",
-        "object": "chat.completion",
-        "model": "openrouter/free",
-        "choices": [
-            {"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}
-        ],
-        "usage": {"prompt_tokens": 120, "completion_tokens": 40, "total_tokens": 160},
-    }
 
 
 CLIENT_SEARCH_TEST = "test_an_agent_without_hosted_search_researches_with_web_search"

@@ -224,6 +224,35 @@ def _titled(item: str | tuple[str, str]) -> tuple[str, str]:
     return item if isinstance(item, tuple) else (item, item)
 
 
+def chat_completion(
+    content: str | None = None,
+    *,
+    calls: Sequence[tuple[str, str, dict[str, Any]]] = (),
+    model: str = "openrouter/free",
+) -> dict[str, Any]:
+    """An OpenAI-compatible Chat Completions body (OpenRouter, Modal/vLLM): text, or
+    tool calls given as ``(call_id, tool_name, arguments)``."""
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if calls:
+        message["tool_calls"] = [
+            {
+                "id": call_id,
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(arguments)},
+            }
+            for call_id, name, arguments in calls
+        ]
+    return {
+        "id": _id("gen"),
+        "object": "chat.completion",
+        "model": model,
+        "choices": [
+            {"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}
+        ],
+        "usage": {"prompt_tokens": 100, "completion_tokens": 50, "total_tokens": 150},
+    }
+
+
 # --- scripted search backends (for the client-side web_search) ---------------------
 
 type SearchReply = (
