@@ -607,3 +607,15 @@ def test_a_body_that_cannot_be_decoded_is_not_retried() -> None:
     assert result.content.startswith("Error: [search-failed] brave could not be reached after 1")
     assert "could not be decoded (DecodingError)" in result.content
     assert len(api.requests) == 1
+
+
+def test_urls_and_titles_read_back_exactly_as_the_backend_gave_them() -> None:
+    wiki = "https://en.wikipedia.org/wiki/Python_(programming_language)"
+    odd_title = "Python [language] \\ (the one](https://evil.example/) you know)"
+    api = Api(
+        [(200, brave_body((odd_title, wiki, "s"), ("T", "https://a.example/x?y=1&z=(2", "")))]
+    )
+    transcript = run_agent(brave_tool(api), [call("python")])
+    found = sources(transcript)
+    assert [s.url for s in found] == [wiki, "https://a.example/x?y=1&z=(2"]
+    assert found[0].title == odd_title
