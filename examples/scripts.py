@@ -13,6 +13,8 @@ from agentloop_tools.testing import (
     anthropic_message,
     anthropic_search,
     anthropic_text,
+    brave_results,
+    chat_completion,
     openai_message,
     openai_response,
     openai_search,
@@ -117,4 +119,44 @@ SCRIPTS: dict[str, list[Any]] = {
             ]
         )
     ],
+}
+
+
+CLIENT_SEARCH_TEST = "test_an_agent_without_hosted_search_researches_with_web_search"
+
+SCRIPTS[CLIENT_SEARCH_TEST] = [
+    chat_completion(
+        calls=[("call_search_1", "web_search", {"query": "Python 3.13 new REPL", "count": 5})]
+    ),
+    chat_completion(
+        "Python 3.13 ships a new interactive interpreter with multi-line editing, history "
+        "and colour ([What's New In Python 3.13](https://docs.python.org/3/whatsnew/3.13.html))."
+    ),
+]
+
+# What the Brave Search API answers in that conversation (served by ScriptedSearch).
+SEARCH_SCRIPTS: dict[str, list[Any]] = {
+    CLIENT_SEARCH_TEST: [
+        brave_results(
+            [
+                (
+                    WHATSNEW[0],
+                    WHATSNEW[1],
+                    "The <strong>new</strong> interactive interpreter supports multi-line "
+                    "editing and history &amp; colour by default.",
+                ),
+                (
+                    "https://medium.com/@someone/python-3-13-repl",
+                    "Python 3.13&#x27;s REPL, explained",
+                    "A blog post about the <strong>new</strong> REPL.",
+                ),
+                (
+                    REALPYTHON[0],
+                    REALPYTHON[1],
+                    "Paste mode, <strong>exit</strong> without parentheses.",
+                ),
+            ],
+            query="Python 3.13 new REPL",
+        )
+    ]
 }

@@ -259,3 +259,234 @@ def openai_message(text: str, *, cite: Sequence[tuple[str, str]] = ()) -> dict[s
 
 def _titled(item: str | tuple[str, str]) -> tuple[str, str]:
     return item if isinstance(item, tuple) else (item, item)
+
+
+def chat_completion(
+    content: str | None = None,
+    *,
+    calls: Sequence[tuple[str, str, dict[str, Any]]] = (),
+    model: str = "openrouter/free",
+) -> dict[str, Any]:
+    """An OpenAI-compatible Chat Completions body (OpenRouter, Modal/vLLM): text, or
+    tool calls given as ``(call_id, tool_name, arguments)``."""
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if calls:
+        message["tool_calls"] = [
+            {
+                "id": call_id,
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(arguments)},
+            }
+            for call_id, name, arguments in calls
+        ]
+    return {
+        "id": _id("gen"),
+        "object": "chat.completion",
+        "model": model,
+        "choices": [
+            {"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}
+        ],
+        "usage": {"prompt_tokens": 100, "completion_tokens": 50, "total_tokens": 150},
+    }
+
+
+# --- scripted search backends (for the client-side web_search) ---------------------
+
+type SearchReply = (
+    tuple[int, dict[str, Any] | str] | tuple[int, dict[str, Any] | str, dict[str, str]]
+)
+
+SEARCH_BACKENDS = ("brave", "tavily", "exa", "searxng")
+
+
+class ScriptedSearch:
+    """Serves scripted search-API responses, in order, to ``web_search(http_client=...)``.
+
+    Args:
+        backend: ``"brave"``, ``"tavily"``, ``"exa"`` or ``"searxng"`` (for messages
+            and the default script-exhausted answer; the bodies are yours).
+        responses: each ``(status, body)`` or ``(status, body, headers)``; build them
+            with :func:`brave_results`, :func:`tavily_results`, :func:`exa_results`,
+            :func:`searxng_results` and the unhappy-path builders. An exception
+            instance (``httpx.ReadTimeout("...")``) is raised instead: a timeout can be
+            scripted for a test, though a cassette cannot record one.
+
+    vcrpy records this traffic like any other, so with ``--record-mode=once`` an
+    agent that calls ``web_search`` is recorded without a search key; the
+    cassette then replays without the script.
+    """
+
+    def __init__(self, backend: str, responses: Iterable[SearchReply | BaseException]) -> None:
+        if backend not in SEARCH_BACKENDS:
+            raise ValueError(
+                f"ScriptedSearch(backend={backend!r}): use one of {', '.join(SEARCH_BACKENDS)}."
+            )
+        self.backend = backend
+        self.responses = list(responses)
+        self.requests: list[Any] = []
+
+    def __repr__(self) -> str:
+        return f"ScriptedSearch({self.backend!r}, {len(self.responses)} response(s) left)"
+
+    def http_client(self) -> Any:
+        """An ``httpx.Client`` answering from the script; pass it to ``web_search``."""
+        import httpx
+
+        def answer(request: httpx.Request) -> httpx.Response:
+            self.requests.append(request)
+            if not self.responses:
+                message = (
+                    f"ScriptedSearch({self.backend!r}) has no response left for request "
+                    f"{len(self.requests)}: add one to the script."
+                )
+                return httpx.Response(500, json={"error": message})
+            reply = self.responses.pop(0)
+            if isinstance(reply, BaseException):
+                raise reply
+            status, body, *rest = reply
+            headers = {"content-type": "application/json", **(rest[0] if rest else {})}
+            content = body if isinstance(body, str) else json.dumps(body)
+            return httpx.Response(status, content=content.encode(), headers=headers)
+
+        return httpx.Client(transport=httpx.MockTransport(answer))
+
+
+type Hit = tuple[str, str] | tuple[str, str, str]
+
+
+def _hit(item: Hit) -> tuple[str, str, str]:
+    url, title, *rest = item
+    return url, title, rest[0] if rest else ""
+
+
+def brave_results(hits: Sequence[Hit], *, query: str = "") -> tuple[int, dict[str, Any]]:
+    """A Brave ``/res/v1/web/search`` 200 body; hits are ``(url, title[, description])``.
+
+    Descriptions may carry Brave's ``<strong>`` decorations and entities, as the real
+    API sends by default.
+    """
+    results = []
+    for item in hits:
+        url, title, description = _hit(item)
+        results.append(
+            {
+                "type": "search_result",
+                "title": title,
+                "url": url,
+                "description": description,
+                "is_source_local": False,
+                "is_source_both": False,
+                "page_age": "2024-10-07T00:00:00",
+                "age": "October 7, 2024",
+                "language": "en",
+                "family_friendly": True,
+                "profile": {"name": url.split("/")[2], "url": url, "long_name": url.split("/")[2]},
+                "meta_url": {"scheme": "https", "netloc": url.split("/")[2], "path": ""},
+            }
+        )
+    return 200, {
+        "type": "search",
+        "query": {"original": query, "more_results_available": False},
+        "web": {"type": "search", "results": results, "family_friendly": True},
+    }
+
+
+def brave_rate_limited(*, retry_after: int = 1) -> tuple[int, dict[str, Any], dict[str, str]]:
+    """Brave's per-second 429 (``RATE_LIMITED``, quota not used up), with ``Retry-After``."""
+    return (
+        429,
+        _brave_error(429, "RATE_LIMITED", quota=(2000, 12)),
+        {
+            "Retry-After": str(retry_after),
+            "X-RateLimit-Limit": "1, 2000",
+            "X-RateLimit-Remaining": "0, 1988",
+        },
+    )
+
+
+def brave_quota_exhausted() -> tuple[int, dict[str, Any]]:
+    """Brave's 429 once the monthly quota is used up: not retried by web_search."""
+    return 429, _brave_error(429, "RATE_LIMITED", quota=(2000, 2000))
+
+
+def brave_invalid_key() -> tuple[int, dict[str, Any]]:
+    """Brave's answer to a rejected subscription token."""
+    return 422, _brave_error(422, "SUBSCRIPTION_TOKEN_INVALID")
+
+
+def tavily_results(hits: Sequence[Hit], *, query: str = "") -> tuple[int, dict[str, Any]]:
+    """A Tavily ``/search`` 200 body; hits are ``(url, title[, content])``."""
+    return 200, {
+        "query": query,
+        "answer": None,
+        "images": [],
+        "results": [
+            {"title": title, "url": url, "content": content, "score": 0.9, "raw_content": None}
+            for url, title, content in map(_hit, hits)
+        ],
+        "response_time": 0.8,
+        "request_id": "scripted",
+    }
+
+
+def tavily_quota_exhausted(status: int = 432) -> tuple[int, dict[str, Any]]:
+    """Tavily's 432 (plan limit) or 433 (pay-as-you-go limit)."""
+    return status, {"detail": {"error": "This request exceeds your plan's set usage limit."}}
+
+
+def exa_results(hits: Sequence[Hit]) -> tuple[int, dict[str, Any]]:
+    """An Exa ``/search`` 200 body; hits are ``(url, title[, highlight])``."""
+    return 200, {
+        "requestId": "scripted",
+        "resolvedSearchType": "neural",
+        "results": [
+            {
+                "id": url,
+                "url": url,
+                "title": title,
+                "publishedDate": "2024-10-07T00:00:00.000Z",
+                "author": None,
+                "highlights": [highlight] if highlight else [],
+            }
+            for url, title, highlight in map(_hit, hits)
+        ],
+        "costDollars": {"total": 0.005},
+    }
+
+
+def searxng_results(hits: Sequence[Hit], *, query: str = "") -> tuple[int, dict[str, Any]]:
+    """A SearXNG ``/search?format=json`` 200 body; hits are ``(url, title[, content])``."""
+    return 200, {
+        "query": query,
+        "number_of_results": 0,
+        "results": [
+            {"url": url, "title": title, "content": content, "engine": "duckduckgo", "score": 1.0}
+            for url, title, content in map(_hit, hits)
+        ],
+        "answers": [],
+        "suggestions": [],
+        "unresponsive_engines": [],
+    }
+
+
+def unauthorized(status: int = 401) -> tuple[int, dict[str, Any]]:
+    """A rejected key (401 or 403): web_search's ``not-configured``."""
+    return status, {"error": "Unauthorized: the API key is missing or invalid."}
+
+
+def not_json(status: int = 200) -> tuple[int, str]:
+    """A body that is not JSON (a captive portal, a proxy's error page)."""
+    return status, "<html><body>Please complete the security check</body></html>"
+
+
+def _brave_error(status: int, code: str, *, quota: tuple[int, int] | None = None) -> dict[str, Any]:
+    error: dict[str, Any] = {"id": _id("err"), "status": status, "code": code, "detail": code}
+    if quota is not None:
+        error["meta"] = {
+            "plan": "Free",
+            "rate_limit": 1,
+            "rate_current": 1,
+            "quota_limit": quota[0],
+            "quota_current": quota[1],
+        }
+    return {"type": "ErrorResponse", "error": error, "time": 1700000000}

@@ -1,4 +1,4 @@
-"""Web tools for agentloop agents: hosted search, the evidence it leaves, and a domain policy.
+"""Web tools for agentloop agents: hosted and client-side search, their evidence, a domain policy.
 
 >>> from agentloop_tools.web import DomainPolicy
 >>> policy = DomainPolicy.allow(["python.org", "docs.djangoproject.com"])
@@ -8,9 +8,24 @@ True
 False
 """
 
+from agentloop_tools.web._client_search import search_tool, web_search
 from agentloop_tools.web._evidence import citations, sources
 from agentloop_tools.web._fetch import web_fetch
 from agentloop_tools.web._policy import DomainPolicy, Violation
+from agentloop_tools.web._render import SearchHit
 from agentloop_tools.web._search import native_web_search
+from agentloop_tools.web._tool_errors import FatalToolError, ToolFailure
 
-__all__ = ["DomainPolicy", "Violation", "citations", "native_web_search", "sources", "web_fetch"]
+__all__ = [
+    "DomainPolicy",
+    "FatalToolError",
+    "SearchHit",
+    "ToolFailure",
+    "Violation",
+    "citations",
+    "native_web_search",
+    "search_tool",
+    "sources",
+    "web_fetch",
+    "web_search",
+]

@@ -15,6 +15,7 @@ from agentloop import Citation, HostedToolPart, Source, Transcript
 from agentloop.transcript import Message, TextPart
 
 from agentloop_tools.web._fetch_record import pages_read
+from agentloop_tools.web._search_reader import search_sources
 
 type _Kind = Literal["consulted", "cited"]
 
@@ -24,7 +25,9 @@ def sources(transcript: Transcript | Sequence[Message], *, since: int = 0) -> li
 
     Includes search results, fetched pages, pages opened or searched in, pages
     cited in the answer (a citation can only point at a page the tool read), and
-    the pages our client-side ``web_fetch`` read (their final URL).
+    the pages our client-side ``web_fetch`` read (their final URL), and the pages our
+    client-side ``web_search`` showed the model (never the ones the domain policy
+    withheld).
 
     Args:
         transcript: an agentloop ``Transcript`` or a sequence of messages.
@@ -37,7 +40,7 @@ def sources(transcript: Transcript | Sequence[Message], *, since: int = 0) -> li
             if source.url not in seen:
                 seen.add(source.url)
                 found.append(source)
-        for source in pages_read(message):
+        for source in [*pages_read(message), *search_sources(message)]:
             if source.url not in seen:
                 seen.add(source.url)
                 found.append(source)

@@ -20,6 +20,7 @@ from agentloop_tools.web._fetch_record import reached
 from agentloop_tools.web._index import RuleIndex
 from agentloop_tools.web._rules import Rule, parse_rules
 from agentloop_tools.web._search import native_web_search
+from agentloop_tools.web._search_reader import search_call_urls, search_sources
 from agentloop_tools.web._text import Found, read_token, split_attributes, tokens
 from agentloop_tools.web._url import Location, locate, quick_host
 
@@ -35,9 +36,12 @@ class Violation:
         url: the URL or host as it appears (a source or citation URL, or the text as
             written in the answer).
         where: ``"source"`` (a page a hosted tool consulted), ``"citation"`` or
-            ``"text"`` (a link or a mention in the answer); for our ``web_fetch``,
-            ``"tool-call"`` (a URL the model asked it to fetch), ``"redirect"`` (a
-            redirect hop it followed) or ``"tool-result"`` (the final URL it read).
+            ``"text"`` (a link or a mention in the answer); for our client-side
+            tools, ``"tool-call"`` (a URL, or a ``site:`` host, in the arguments the
+            model passed: a page ``web_fetch`` was asked for, a search's query),
+            ``"redirect"`` (a redirect hop ``web_fetch`` followed) or
+            ``"tool-result"`` (a URL our tool's output showed the model: the final
+            URL ``web_fetch`` read, a ``web_search`` result).
         message_index: index of the message in the transcript.
         rule: the block rule that matched, or None for "not on the allowlist".
         span: for ``where="text"``, the ``(start, end)`` offsets of ``url`` in the
@@ -145,8 +149,10 @@ class DomainPolicy:
     ) -> list[Violation]:
         """Every place the messages from ``since`` on reached a domain not permitted.
 
-        Checks the sources hosted tools consulted, the URLs ``web_fetch`` was asked
-        for, redirected through and read, the citations on answer text, and
+        Checks the sources hosted tools consulted, the URLs in the model's calls of
+        our client-side tools (``web_search``, ``web_fetch``), the redirects
+        ``web_fetch`` followed and the results they showed, the citations on answer
+        text, and
         the answer text itself: links in every form a renderer or reader follows
         and, for a blocklist, bare mentions of blocked hosts. One record per
         occurrence, in transcript order. Never raises on text, never mutates.
@@ -161,6 +167,10 @@ class DomainPolicy:
                 self._check_url(source.url, "source", index, violations)
             for where, url in fetched.get(index, ()):
                 self._check_url(url, where, index, violations)
+            for url in search_call_urls(message):
+                self._check_url(url, "tool-call", index, violations)
+            for source in search_sources(message):
+                self._check_url(source.url, "tool-result", index, violations)
             for part in message.content:
                 if isinstance(part, TextPart):
                     for citation in part.citations:

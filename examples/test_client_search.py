@@ -1,0 +1,61 @@
+"""An OpenRouter agent researching with our client-side web_search, replayed offline.
+
+The cassette (cassettes/examples/test_client_search/<test>.yaml) holds both the
+model's traffic and the Brave Search API's. Re-record it live with OPENROUTER_API_KEY
+and BRAVE_API_KEY set:
+    pytest examples/test_client_search.py --record-mode=rewrite
+or without any key, from scripts.py:
+    AGENTLOOP_EXAMPLES_FROM_SCRIPT=1 pytest examples/test_client_search.py --record-mode=rewrite
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from agentloop.transcript import ToolResultPart
+from client_search_agent import POLICY, client_search_tools
+from scripts import SEARCH_SCRIPTS
+
+from agentloop_tools.pytest_plugin import AgentFactory
+from agentloop_tools.testing import (
+    AgentloopEvidence,
+    ScriptedSearch,
+    assert_no_violations,
+    assert_searched,
+)
+
+# Replay sends no key anywhere; a placeholder lets the backend be built. (The plugin's
+# agentloop_env provides it once BRAVE_API_KEY is among its credential variables.)
+PLACEHOLDER = "agentloop-tools-placeholder-BRAVE_API_KEY"
+
+
+@pytest.mark.vcr
+@pytest.mark.domain_policy(policy=POLICY)
+def test_an_agent_without_hosted_search_researches_with_web_search(
+    agentloop_agent: AgentFactory,
+    agentloop_env: dict[str, str],
+    agentloop_evidence: AgentloopEvidence,
+    request: pytest.FixtureRequest,
+) -> None:
+    env = {"BRAVE_API_KEY": PLACEHOLDER, **agentloop_env}
+    scripted = None
+    if os.environ.get("AGENTLOOP_EXAMPLES_FROM_SCRIPT"):
+        env["BRAVE_API_KEY"] = PLACEHOLDER
+        scripted = ScriptedSearch("brave", SEARCH_SCRIPTS[request.node.name]).http_client()
+    agent = agentloop_agent(client_search_tools(env, http_client=scripted), provider="openrouter")
+
+    answer = agent.run("What changed in Python 3.13's interactive interpreter?")
+
+    assert "multi-line editing" in answer
+    assert_searched(agentloop_evidence, "docs.python.org/3/whatsnew/3.13.html")
+    [conversation] = agentloop_evidence.transcripts
+    [result] = [
+        part
+        for message in conversation.messages
+        for part in message.content
+        if isinstance(part, ToolResultPart) and part.tool_name == "web_search"
+    ]
+    assert "1 result withheld by the domain policy" in result.content
+    assert "medium.com" not in result.content
+    assert_no_violations(agentloop_evidence, POLICY)

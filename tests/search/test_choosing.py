@@ -1,0 +1,161 @@
+"""Choosing a backend from a mapping, registering one, and choosing hosted or client-side search."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from agentloop import Agent, HostedTool
+from agentloop.providers.fake import FakeClient
+from agentloop.tooling import ToolSpec
+
+from agentloop_tools.web import DomainPolicy, SearchHit, backends, search_tool, sources, web_search
+from agentloop_tools.web.backends import (
+    BraveBackend,
+    SearxngBackend,
+    TavilyBackend,
+    backend_from_env,
+    brave,
+    register_backend,
+)
+from tests.search.helpers import BRAVE_KEY, call, results, run_agent
+
+
+@pytest.fixture
+def registry() -> Iterator[None]:
+    """Registrations made by a test are undone after it."""
+    saved = dict(backends._REGISTRY)
+    yield
+    backends._REGISTRY.clear()
+    backends._REGISTRY.update(saved)
+
+
+def test_the_one_configured_backend_is_chosen() -> None:
+    assert isinstance(backend_from_env({"BRAVE_API_KEY": BRAVE_KEY}), BraveBackend)
+    assert isinstance(backend_from_env({"TAVILY_API_KEY": "tvly-x"}), TavilyBackend)
+    chosen = backend_from_env({"SEARXNG_URL": "http://searx.local:8080"})
+    assert isinstance(chosen, SearxngBackend)
+    assert chosen.base_url == "http://searx.local:8080"
+
+
+def test_the_named_backend_wins_and_names_its_missing_variable() -> None:
+    env = {"WEB_SEARCH_BACKEND": "Tavily", "BRAVE_API_KEY": BRAVE_KEY, "TAVILY_API_KEY": "tvly-1"}
+    assert isinstance(backend_from_env(env), TavilyBackend)
+    with pytest.raises(ValueError, match="EXA_API_KEY is not set"):
+        backend_from_env({"WEB_SEARCH_BACKEND": "exa"})
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({}, "no search backend is configured: set one of BRAVE_API_KEY"),
+        ({"BRAVE_API_KEY": ""}, "BRAVE_API_KEY is empty"),
+        ({"BRAVE_API_KEY": "a", "EXA_API_KEY": "b"}, "several search backends are configured"),
+        ({"WEB_SEARCH_BACKEND": "bing"}, "WEB_SEARCH_BACKEND='bing' names no search backend"),
+    ],
+)
+def test_an_unusable_mapping_is_refused_with_the_remedy(env: dict[str, str], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        backend_from_env(env)
+
+
+def test_a_registered_backend_runs_in_the_same_engine(registry: None) -> None:
+    class Mine:
+        name = "mine"
+
+        def build_request(self, query: str, count: int, policy: Any) -> httpx.Request:
+            return httpx.Request("GET", "https://search.mine.example/", params={"q": query})
+
+        def parse(self, payload: Any) -> list[SearchHit]:
+            return [SearchHit(title=r["t"], url=r["u"], snippet="") for r in payload["rows"]]
+
+    register_backend("mine", lambda env: Mine(), variable="MINE_URL")
+    backend = backend_from_env({"MINE_URL": "x"})
+    body = {
+        "rows": [{"t": "Py", "u": "https://python.org/"}, {"t": "No", "u": "https://no.example/"}]
+    }
+    client = httpx.Client(transport=httpx.MockTransport(lambda r: httpx.Response(200, json=body)))
+    policy = DomainPolicy.allow(["python.org"])
+    transcript = run_agent(web_search(backend, policy=policy, http_client=client), [call("python")])
+    assert [s.url for s in sources(transcript)] == ["https://python.org/"]
+    with pytest.raises(ValueError, match="already registered"):
+        register_backend("mine", lambda env: Mine())
+    with pytest.raises(ValueError, match="lower-case"):
+        register_backend("My Backend", lambda env: Mine())
+
+
+def test_a_factory_that_returns_no_backend_is_named(registry: None) -> None:
+    register_backend("broken", lambda env: object())  # type: ignore[arg-type,return-value]
+    with pytest.raises(TypeError, match="'broken' returned"):
+        backend_from_env({"WEB_SEARCH_BACKEND": "broken"})
+
+
+def test_a_backend_that_raises_is_a_search_failed_not_a_traceback() -> None:
+    class Crashing:
+        name = "crashing"
+
+        def build_request(self, query: str, count: int, policy: Any) -> httpx.Request:
+            return httpx.Request("GET", "https://crash.example/")
+
+        def parse(self, payload: Any) -> list[SearchHit]:
+            raise KeyError("rows")
+
+    client = httpx.Client(transport=httpx.MockTransport(lambda r: httpx.Response(200, json={})))
+    [result] = results(run_agent(web_search(Crashing(), http_client=client), [call("python")]))
+    assert result.content.startswith(
+        "Error: [search-failed] the crashing response could not be read"
+    )
+
+
+# --- hosted or client-side ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {"LLM_PROVIDER": "anthropic"},
+        {"LLM_PROVIDER": "anthropic", "ANTHROPIC_BASE_URL": "https://api.anthropic.com"},
+        {"LLM_PROVIDER": "openai"},
+        {"LLM_PROVIDER": "openai", "OPENAI_API": "responses"},
+    ],
+)
+def test_hosted_search_where_the_endpoint_hosts_it(env: dict[str, str]) -> None:
+    chosen = search_tool(env, backend=brave(BRAVE_KEY))
+    assert isinstance(chosen, HostedTool)
+    assert chosen.kind == "web_search"
+    policy = DomainPolicy.allow(["python.org"])
+    with_policy = search_tool(env, policy=policy)
+    assert isinstance(with_policy, HostedTool)
+    assert with_policy.options == {"allowed_domains": ["python.org"]}
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {},
+        {"LLM_PROVIDER": "openrouter"},
+        {"LLM_PROVIDER": "modal"},
+        {"LLM_PROVIDER": "openai", "OPENAI_API": "completions"},
+        {"LLM_PROVIDER": "anthropic", "ANTHROPIC_BASE_URL": "https://api.z.example/anthropic"},
+    ],
+)
+def test_client_side_search_elsewhere_and_an_error_without_a_backend(env: dict[str, str]) -> None:
+    chosen = search_tool(env, backend=brave(BRAVE_KEY), policy=DomainPolicy.allow(["python.org"]))
+    assert isinstance(chosen, ToolSpec)
+    assert chosen.name == "web_search"
+    with pytest.raises(ValueError, match="no search backend was given: pass search_tool"):
+        search_tool(env)
+
+
+def test_an_unknown_provider_is_refused() -> None:
+    with pytest.raises(ValueError, match="LLM_PROVIDER='bedrock'"):
+        search_tool({"LLM_PROVIDER": "bedrock"}, backend=brave(BRAVE_KEY))
+
+
+def test_hosted_and_client_side_search_cannot_share_an_agent() -> None:
+    hosted = search_tool({"LLM_PROVIDER": "anthropic"})
+    client_side = web_search(brave(BRAVE_KEY))
+    with pytest.raises(Exception, match="web_search"):
+        Agent([hosted, client_side], client=FakeClient(hosted_tools=["web_search"]))
