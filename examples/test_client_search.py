@@ -17,8 +17,8 @@ from agentloop.transcript import ToolResultPart
 from client_search_agent import POLICY, client_search_tools
 from scripts import SEARCH_SCRIPTS
 
-from agentloop_tools.pytest_plugin import AgentFactory
 from agentloop_tools.testing import (
+    AgentFactory,
     AgentloopEvidence,
     ScriptedSearch,
     assert_no_violations,

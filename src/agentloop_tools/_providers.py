@@ -93,3 +93,27 @@ CREDENTIAL_VARIABLES = tuple(
 def provider_for_host(host: str) -> Provider | None:
     """The provider whose API lives at ``host``, or None."""
     return next((p for p in PROVIDERS.values() if p.serves(host)), None)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchApi:
+    """A hosted search API our client-side ``web_search`` calls with a key."""
+
+    name: str
+    host: str
+    key_variable: str
+
+
+SEARCH_APIS: dict[str, SearchApi] = {
+    api.name: api
+    for api in (
+        SearchApi("brave", "api.search.brave.com", "BRAVE_API_KEY"),
+        SearchApi("tavily", "api.tavily.com", "TAVILY_API_KEY"),
+        SearchApi("exa", "api.exa.ai", "EXA_API_KEY"),
+    )
+}
+SEARCH_KEY_VARIABLES = tuple(api.key_variable for api in SEARCH_APIS.values())
+
+
+def search_api_for_host(host: str) -> SearchApi | None:
+    return next((api for api in SEARCH_APIS.values() if api.host == host), None)

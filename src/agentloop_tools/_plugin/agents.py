@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 def agent_env(provider: str | None, state: CassetteState) -> dict[str, str]:
     """``os.environ`` with placeholder keys wherever a real key must not be used."""
-    from agentloop_tools._providers import CREDENTIAL_VARIABLES
+    from agentloop_tools._providers import CREDENTIAL_VARIABLES, SEARCH_KEY_VARIABLES
     from agentloop_tools._secrets import placeholder
 
     env = dict(os.environ)
@@ -31,6 +31,11 @@ def agent_env(provider: str | None, state: CassetteState) -> dict[str, str]:
         # Recording keeps real keys; a missing one gets a placeholder, which only a
         # scripted provider accepts (the guard stops it reaching a real one).
         if state != "recording" or not env.get(variable):
+            env[variable] = placeholder(variable)
+    for variable in SEARCH_KEY_VARIABLES:
+        # Only keys that are set: adding absent ones would make backend_from_env's
+        # choice ambiguous. A real key never reaches a replayed test.
+        if state != "recording" and env.get(variable):
             env[variable] = placeholder(variable)
     return env
 

@@ -23,11 +23,12 @@ def guard_provider_hosts(request: pytest.FixtureRequest, state: CassetteState) -
     nodeid = request.node.nodeid
 
     def refusal(http_request: Any) -> str | None:
-        from agentloop_tools._providers import provider_for_host
+        from agentloop_tools._providers import provider_for_host, search_api_for_host
 
         host = http_request.url.host
         provider = provider_for_host(host)
-        if provider is None:
+        search_api = search_api_for_host(host)
+        if provider is None and search_api is None:
             return None
         if state == "none":
             return messages.no_cassette(nodeid)
@@ -35,7 +36,11 @@ def guard_provider_hosts(request: pytest.FixtureRequest, state: CassetteState) -
 
         credentials = " ".join(str(value) for value in http_request.headers.values())
         if PLACEHOLDER_PREFIX in credentials:
-            variable = next(iter(provider.key_variables), "the provider's key")
+            if provider is not None:
+                variable = next(iter(provider.key_variables), "the provider's key")
+            else:
+                assert search_api is not None
+                variable = search_api.key_variable
             return messages.placeholder_key_sent(nodeid, host, variable)
         return None
 
@@ -107,6 +112,11 @@ class _NoSleep:
 
 
 def skip_backoff(request: pytest.FixtureRequest) -> None:
+    """Replay answers at once: no wait in agentloop's retries nor in web_search's."""
     import agentloop.retry
 
-    request.getfixturevalue("monkeypatch").setattr(agentloop.retry, "time", _NoSleep)
+    monkeypatch = request.getfixturevalue("monkeypatch")
+    monkeypatch.setattr(agentloop.retry, "time", _NoSleep)
+    import agentloop_tools.web._client_search as search
+
+    monkeypatch.setattr(search, "time", _NoSleep)
