@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from agentloop import ToolError
 
+from agentloop_tools.web._tool_errors import ToolFailure
+
 # Every code web_fetch can answer with; docs/client-fetch.md has the table.
 CODES = frozenset(
     {
@@ -33,22 +35,33 @@ CODES = frozenset(
 class FetchRefusal(Exception):
     """One soft error on its way to the model (becomes a ``ToolError``).
 
+    Carries a :class:`ToolFailure`, the contract ``web_search`` uses too, so both
+    tools format ``[code] message — what to do`` the same way.
+
     Attributes:
-        code: one of ``CODES``.
-        message: what happened, naming the input.
-        remedy: what the model (or the developer) can do about it.
+        failure: the code (one of ``CODES``), message and remedy.
     """
 
     def __init__(self, code: str, message: str, remedy: str) -> None:
         assert code in CODES, code
-        super().__init__(f"[{code}] {message} — {remedy}")
-        self.code = code
-        self.message = message
-        self.remedy = remedy
+        self.failure = ToolFailure(code, message, remedy)
+        super().__init__(str(self.failure))
+
+    @property
+    def code(self) -> str:
+        return self.failure.code
+
+    @property
+    def message(self) -> str:
+        return self.failure.message
+
+    @property
+    def remedy(self) -> str:
+        return self.failure.remedy
 
     def tool_error(self, trailer: str = "") -> ToolError:
         """The ``ToolError`` the model sees, with ``trailer`` lines (redirects followed)."""
-        return ToolError(str(self) + trailer)
+        return ToolError(str(self.failure) + trailer)
 
 
 def shown(value: object, limit: int = 200) -> str:
