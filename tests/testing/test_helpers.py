@@ -96,9 +96,10 @@ def test_no_search_at_all_is_said_plainly() -> None:
     plain = converse("anthropic", [anthropic([{"type": "text", "text": "From memory."}])])
     with pytest.raises(EvidenceAssertionError) as raised:
         assert_searched(plain, "python.org")
-    assert "The agent made no hosted search: is native_web_search() among its tools?" in message(
-        raised
-    )
+    assert (
+        "The agent made no search: is native_web_search() (hosted) or web_search(backend) "
+        "(client-side) among its tools?"
+    ) in message(raised)
     with pytest.raises(EvidenceAssertionError) as cited:
         assert_cited(plain, "python.org")
     assert any("the agent made no hosted search" in line for line in message(cited))

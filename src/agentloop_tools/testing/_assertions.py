@@ -114,8 +114,12 @@ def assert_searched(transcript: Evidence, *targets: str, since: int = 0) -> None
         lines.append("No sources were consulted.")
     calls = _searches(conversations)
     failed = [part for part in calls if part.error]
-    if not calls:
-        lines += ["", "The agent made no hosted search: is native_web_search() among its tools?"]
+    if not calls and not consulted:
+        lines += [
+            "",
+            "The agent made no search: is native_web_search() (hosted) or web_search(backend) "
+            "(client-side) among its tools?",
+        ]
     for part in failed:
         query = f" for {part.query!r}" if part.query else ""
         lines.append(f"A {part.kind} call{query} failed with {part.error!r}.")
