@@ -88,6 +88,10 @@ def _run_as_script(code: str, folder: Path, monkeypatch: pytest.MonkeyPatch) -> 
         return agent
 
     monkeypatch.setattr(Agent, "from_env", classmethod(scripted_from_env))
+    # The environment a reader of the docs has: one search backend configured.
+    for name in ("TAVILY_API_KEY", "EXA_API_KEY", "SEARXNG_URL", "WEB_SEARCH_BACKEND"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("BRAVE_API_KEY", "BSA-docs-snippet-placeholder")
     path = folder / "snippet.py"
     path.write_text(code, encoding="utf-8")
     monkeypatch.chdir(folder)
