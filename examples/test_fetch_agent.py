@@ -1,7 +1,7 @@
 """An agent that searches then fetches, with the fetch replayed from a cassette.
 
 The model is scripted (agentloop's FakeClient); the page request is answered by
-examples/cassettes/test_fetch_agent/<test>.yaml through the real web_fetch transport,
+cassettes/examples/test_fetch_agent/<test>.yaml through the real web_fetch transport,
 so the test runs offline: the address check runs when a connection is opened, and
 a replayed request opens none, so DNS is never asked. The page in the cassette is a
 shortened copy recorded from a scripted server (no network where this was built).
@@ -9,7 +9,6 @@ shortened copy recorded from a scripted server (no network where this was built)
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,12 +21,6 @@ from fetch_agent import POLICY, fetch_tools
 from agentloop_tools.web import sources
 
 PAGE = "https://docs.python.org/3/tutorial/controlflow.html"
-
-
-@pytest.fixture(scope="module")
-def vcr_cassette_dir() -> str:
-    """examples/cassettes/test_fetch_agent/: this example's recorded page."""
-    return str(Path(__file__).parent / "cassettes" / "test_fetch_agent")
 
 
 def _turn(*parts: ContentPart, end: bool = False) -> ModelResponse:
