@@ -186,8 +186,22 @@ class AgentloopSession:
         if problem is not None:
             pytest.fail(problem, pytrace=False)
 
-    def pytest_runtest_teardown(self, item: pytest.Item) -> None:
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_teardown(self, item: pytest.Item) -> Iterator[None]:
+        """After fixtures are torn down (the cassette saved): report a refused cassette.
+
+        See https://docs.pytest.org/en/stable/reference/reference.html#pytest.hookspec.pytest_runtest_teardown
+        """
         self.current = None
+        result = yield
+        cassette = (getattr(item, "funcargs", None) or {}).get("vcr")
+        if cassette is not None:
+            from agentloop_tools.cassettes import refusal_of
+
+            refusal = refusal_of(cassette)
+            if refusal:
+                pytest.fail(refusal, pytrace=False)
+        return result
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> Iterator[None]:
@@ -294,11 +308,15 @@ class AgentloopSession:
         if self.current is None or not in_scope(self.current):
             return
         from agentloop_tools._secrets import secret_values
-        from agentloop_tools.cassettes import Scrubber, serializer
+        from agentloop_tools.cassettes import Scrubber, guard_recording, serializer
 
         vcr.register_serializer("yaml", serializer)
         vcr.register_matcher("agentloop_body", self.matcher)
-        scrubber = Scrubber(secret_values(os.environ))
+        secrets = secret_values(os.environ)
+        scrubber = Scrubber(secrets)
+        # Every cassette is checked before it is written, whatever the serializer;
+        # a refusal fails the test after teardown (see pytest_runtest_teardown).
+        guard_recording(vcr, secrets)
         original = vcr.use_cassette
 
         def use_cassette(path: Any = None, **options: Any) -> Any:
