@@ -26,8 +26,8 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from typing import Any
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import quote, quote_plus
 
 # agentloop's credential variables (agentloop.config.Settings.from_env), and the

@@ -94,7 +94,8 @@ class _CheckedSerializer:
         try:
             text: str = self._serializer.serialize(data)
         except CassetteSecretError as error:
-            raise _Refused(error.leaks or [Leak("the serialized cassette", "a credential", "")])
+            leaks = error.leaks or [Leak("the serialized cassette", "a credential", "")]
+            raise _Refused(leaks) from None
         found = self._detector.find(text)
         if found:
             raise _Refused([Leak("the serialized cassette", f.kind, f.masked) for f in found])

@@ -13,6 +13,7 @@ report writer. Iterative, with a depth cap: hostile nesting cannot crash it.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
 import json
@@ -135,10 +136,8 @@ def _parsed_forms(text: str) -> Iterator[Any]:
     if not stripped:
         return
     if stripped[0] in "{[" and stripped[-1] in "}]":
-        try:
+        with contextlib.suppress(ValueError, RecursionError):
             yield json.loads(stripped)
-        except (ValueError, RecursionError):
-            pass
         return
     if "data:" in text and "\n" in text:
         events = []

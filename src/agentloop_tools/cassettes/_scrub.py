@@ -129,7 +129,7 @@ KEPT_PARAMETERS = frozenset(
 
 
 def kept(name: str, allowed: frozenset[str]) -> bool:
-    """Whether a header or parameter name is on an allowlist (entries ending in "-" are prefixes)."""
+    """Whether a header or parameter name is allowed (entries ending in "-" are prefixes)."""
     lowered = name.lower()
     return lowered in allowed or any(
         lowered.startswith(entry) for entry in allowed if entry.endswith("-")
