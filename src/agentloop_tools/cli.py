@@ -607,6 +607,11 @@ def _walk(
             if entry.is_symlink() and not path.exists():
                 try:
                     os.stat(path)
+                except FileNotFoundError:
+                    found.problems.append(
+                        _listing(path, "a broken symbolic link (its target does not exist)")
+                    )
+                    continue
                 except OSError as error:
                     found.problems.append(_listing(path, _os_reason(error)))
                     continue

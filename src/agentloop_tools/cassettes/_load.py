@@ -87,11 +87,15 @@ def decode_text(data: bytes) -> str:
 
 def load_yaml(text: str) -> Any:
     """Parse YAML safely: refuse deep nesting and alias expansion past the budget first."""
-    _check_yaml_shape(text)
     try:
+        _check_yaml_shape(text)
         return yaml.load(text, Loader=_Loader)
     except RecursionError:
         raise InputError(f"nested deeper than {MAX_DEPTH} levels") from None
+    except yaml.YAMLError as error:
+        if "maximum nesting depth" in str(error):  # libyaml's own cap (1,000 levels)
+            raise InputError(f"nested deeper than {MAX_DEPTH} levels") from None
+        raise
 
 
 def _check_yaml_shape(text: str) -> None:

@@ -139,7 +139,7 @@ class Reader:
     def _interaction(self, interaction: dict[str, Any]) -> tuple[str, Any] | str | None:
         """``(asked, response)``, a problem, or None for what is not a model call."""
         if not isinstance(interaction, dict):
-            return f"the interaction is a {type(interaction).__name__}, not a mapping"
+            return f"the interaction is of type {type(interaction).__name__}, not a mapping"
         request, response = interaction.get("request"), interaction.get("response")
         if not isinstance(request, dict) or not isinstance(response, dict):
             missing = "request" if not isinstance(request, dict) else "response"
@@ -152,7 +152,7 @@ class Reader:
             return f"the response {wrong} is not a mapping: the file may be hand-edited"
         status = status_field.get("code", 200)
         if isinstance(status, bool) or not isinstance(status, int | str):
-            return f"the response status code is a {type(status).__name__}, not a number"
+            return f"the response status code is of type {type(status).__name__}, not a number"
         try:
             status = int(status)
         except ValueError:
@@ -164,7 +164,7 @@ class Reader:
             except UnicodeDecodeError:
                 return "the response body is binary (not UTF-8 text); decode it before recording"
         if not isinstance(body, str):
-            return f"the response body is a {type(body).__name__}, not text"
+            return f"the response body is of type {type(body).__name__}, not text"
         if not body.strip() or not (200 <= status < 300):
             return None
         api = _api(str(request.get("uri", "")), body)
