@@ -50,9 +50,14 @@ def cassette_text(*interactions: Any) -> str:
     return yaml.safe_dump({"version": 1, "interactions": list(interactions)})
 
 
-ALIAS_BOMB = "a: &a [" + ",".join(["lol"] * 10) + "]\n" + "".join(
-    f"{chr(98 + i)}: &{chr(98 + i)} [" + ",".join([f"*{chr(97 + i)}"] * 10) + "]\n"
-    for i in range(9)
+ALIAS_BOMB = (
+    "a: &a ["
+    + ",".join(["lol"] * 10)
+    + "]\n"
+    + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [" + ",".join([f"*{chr(97 + i)}"] * 10) + "]\n"
+        for i in range(9)
+    )
 )
 HOSTILE_CASSETTES = {
     "truncated.yaml": ANTHROPIC_DEMO.read_text()[:900],
@@ -71,17 +76,30 @@ HOSTILE_CASSETTES = {
     "request-list.yaml": cassette_text({"request": [], "response": {}}),
     "interaction-string.yaml": yaml.safe_dump({"interactions": ["x", 3, None]}),
     "sse-missing-fields.yaml": cassette_text(
-        interaction({"status": {"code": 200}, "headers": {}, "body": {"string": (
-            "event: message_start\ndata: {\"type\":\"message_start\"}\n\n"
-            "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":\"x\","
-            "\"delta\":7}\n\n"
-        )}})
-    ),  # fmt: skip
+        interaction(
+            {
+                "status": {"code": 200},
+                "headers": {},
+                "body": {
+                    "string": (
+                        'event: message_start\ndata: {"type":"message_start"}\n\n'
+                        "event: content_block_delta\n"
+                        'data: {"type":"content_block_delta","index":"x","delta":7}\n\n'
+                    )
+                },
+            }
+        )
+    ),
     "sse-wrong-types.yaml": cassette_text(
-        interaction({"status": {"code": 200}, "headers": {}, "body": {"string": (
-            "data: {\"type\":\"response.completed\",\"response\":[1,2]}\n\n"
-        )}}, {"method": "POST", "uri": "https://api.openai.com/v1/responses", "body": None})
-    ),  # fmt: skip
+        interaction(
+            {
+                "status": {"code": 200},
+                "headers": {},
+                "body": {"string": ('data: {"type":"response.completed","response":[1,2]}\n\n')},
+            },
+            {"method": "POST", "uri": "https://api.openai.com/v1/responses", "body": None},
+        )
+    ),
     "deep-flow.yaml": "interactions: " + "[" * 1000 + "]" * 1000 + "\n",
     "alias-bomb.yaml": ALIAS_BOMB,
     "not-utf8.yaml": "interactions: []\n# caf\xe9\n",
@@ -132,7 +150,8 @@ def test_one_hostile_folder_every_problem_named_and_the_violation_still_found(
     assert expected_problems <= with_problems, expected_problems - with_problems
     for file in document["files"]:
         for problem in file["problems"]:
-            assert problem["path"] == file["path"] and problem["reason"], file
+            assert problem["path"] == file["path"], file
+            assert problem["reason"], file
     reasons = {name: " ".join(p["reason"] for p in files[name]["problems"]) for name in files}
     assert "alias bomb" in reasons["alias-bomb.yaml"]
     assert "nested deeper than 100 levels" in reasons["deep.json"]
@@ -201,12 +220,14 @@ def test_evidence_piped_into_head_ends_quietly() -> None:
         [sys.executable, "-m", "agentloop_tools", "evidence", "--format", "json", str(source)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     ) as process:  # fmt: skip
-        assert process.stdout is not None and process.stderr is not None
+        assert process.stdout is not None
+        assert process.stderr is not None
         assert process.stdout.read(10) == b'{\n  "files'
         process.stdout.close()  # what `| head -c 10` does
         error = process.stderr.read().decode()
         process.wait(timeout=120)
-    assert "Traceback" not in error and "BrokenPipe" not in error, error
+    assert "Traceback" not in error, error
+    assert "BrokenPipe" not in error, error
 
 
 # --- generated inputs ----------------------------------------------------------------
@@ -220,13 +241,13 @@ SCALARS = st.one_of(
                      "https://api.anthropic.com/v1/messages", "https://api.openai.com/v1/responses",
                      "200", "-1"]),
 )  # fmt: skip
+NAMES = st.sampled_from(["request", "response", "status", "code", "body", "string", "json",
+                         "uri", "headers", "method", "role", "content", "messages", "type",
+                         "text"])  # fmt: skip
 ANY = st.recursive(
     SCALARS,
     lambda children: st.lists(children, max_size=4)
-    | st.dictionaries(st.sampled_from(["request", "response", "status", "code", "body",
-                                       "string", "json", "uri", "headers", "method", "role",
-                                       "content", "messages", "type", "text"]) | st.text(max_size=5),
-                      children, max_size=5),
+    | st.dictionaries(NAMES | st.text(max_size=5), children, max_size=5),
     max_leaves=25,
 )  # fmt: skip
 INTERACTION = st.fixed_dictionaries(
@@ -259,9 +280,10 @@ def test_generated_cassettes_never_crash_the_reader_or_the_cli(
     path.write_text(yaml.safe_dump(document, allow_unicode=True))
     reading = Reader().read(path)
     for problem in reading.problems:
-        assert problem.path == str(path) and problem.reason
+        assert problem.path == str(path)
+        assert problem.reason
     for command in (["audit", "--block", BLOCKED], ["evidence"], ["scan"]):
-        code, out, err = in_process(*command, folder)
+        code, _out, err = in_process(*command, folder)
         assert code in (0, 1, 2), (command, code)
         assert "internal error" not in err, err
 
@@ -281,7 +303,8 @@ def test_generated_transcripts_never_crash_the_reader(
         path.write_text(json.dumps(safe))
     reading = read_transcript_file(path)
     for problem in reading.problems:
-        assert problem.path == str(path) and problem.reason
+        assert problem.path == str(path)
+        assert problem.reason
     code, _, err = in_process("audit", "--allow", "python.org", path)
     assert code in (0, 1, 2)
     assert "internal error" not in err, err

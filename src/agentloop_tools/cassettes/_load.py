@@ -170,7 +170,7 @@ def _os_reason(error: OSError) -> str:
     if error.errno == errno.EACCES:
         return "permission denied; it cannot be read"
     if error.errno == errno.ENOENT:
-        return "no such file (a broken symbolic link?)"
+        return "no such file or directory"
     return f"cannot be read: {error.strerror or error}"
 
 

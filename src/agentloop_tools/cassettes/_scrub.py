@@ -164,28 +164,39 @@ class Scrubber:
         return value
 
     def data(self, value: bytes | str | None) -> bytes | str | None:
-        """A body with every known secret replaced, in its raw and its JSON-decoded form."""
+        """A body with every known secret replaced.
+
+        A JSON body is changed in its decoded strings and written again, so a secret
+        written with ``\\u`` escapes is found and no escape is cut in half; any other
+        body is changed as text (or bytes).
+        """
         if not self._replacements or value is None:
             return value
+        json_body = self._json(value)
+        if json_body is not None:
+            return json_body
         if isinstance(value, bytes):
             for secret, stand_in in self._replacements:
                 secret_bytes = secret.encode()
                 if secret_bytes in value:
                     value = value.replace(secret_bytes, stand_in.encode())
-            return self._json_escaped(value)
-        return self._json_escaped(self.text(value))
+            return value
+        return self.text(value)
 
-    def _json_escaped(self, body: bytes | str) -> bytes | str:
-        """A JSON body whose decoded strings still hold a secret (``\\u`` escapes): rewrite it."""
-        text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
-        if "\\" not in text or text.lstrip()[:1] not in ("{", "["):
-            return body
+    def _json(self, body: bytes | str) -> bytes | str | None:
+        """The JSON body with secrets replaced, the body itself if it holds none, or None."""
+        try:
+            text = body.decode("utf-8") if isinstance(body, bytes) else body
+        except UnicodeDecodeError:
+            return None
+        if text.lstrip()[:1] not in ("{", "["):
+            return None
         try:
             parsed = json.loads(text)
         except (ValueError, RecursionError):
-            return body
-        decoded = json.dumps(parsed, ensure_ascii=False)
-        if self.text(decoded) == decoded:
+            return None
+        before = json.dumps(parsed, ensure_ascii=False)
+        if self.text(before) == before:
             return body
         cleaned = json.dumps(_map_strings(parsed, self.text), ensure_ascii=False)
         return cleaned.encode() if isinstance(body, bytes) else cleaned
