@@ -107,8 +107,17 @@ _NOT_A_SECRET_NAME = re.compile(
 
 # The characters keys are made of, for boundaries: a shape must not be the middle of
 # a longer token (a base64 blob holds "AIza" somewhere by chance).
-_B = r"(?<![A-Za-z0-9+/_\-])"
 _E = r"(?![A-Za-z0-9_\-])"
+
+
+def _b(prefix: str, length: int) -> str:
+    """``prefix`` (``length`` characters) not preceded by a key character.
+
+    The check comes after the literal so the regex engine can search for the literal.
+    """
+    return f"{prefix}(?<![A-Za-z0-9+/_\\-].{{{length}}})"
+
+
 # (kind, pattern, literals one of which any match contains: a cheap test first).
 _SHAPES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     (
@@ -119,13 +128,13 @@ _SHAPES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("OpenRouter API key", r"sk-or-v1-[A-Za-z0-9]{16,}", ("sk-or-v1-",)),
     (
         "OpenAI API key",
-        _B + r"sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]{20,}",
+        _b("sk-", 3) + r"(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]{20,}",
         ("sk-",),
     ),
-    ("Modal token", _B + r"(?:ak|as|wk)-[A-Za-z0-9]{20,}" + _E, ("ak-", "as-", "wk-")),
+    ("Modal token", _b("(?:ak|as|wk)-", 3) + r"[A-Za-z0-9]{20,}" + _E, ("ak-", "as-", "wk-")),
     (
         "AWS access key id",
-        _B + r"(?:AKIA|ASIA|ABIA|ACCA|AROA|AIDA)[0-9A-Z]{16}" + _E,
+        _b("(?:AKIA|ASIA|ABIA|ACCA|AROA|AIDA)", 4) + r"[0-9A-Z]{16}" + _E,
         ("AKIA", "ASIA", "ABIA", "ACCA", "AROA", "AIDA"),
     ),
     (
@@ -145,27 +154,27 @@ _SHAPES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
         r"hooks\.slack\.com/services/T[A-Za-z0-9_]+/B[A-Za-z0-9_]+/[A-Za-z0-9_]+",
         ("hooks.slack.com",),
     ),
-    ("Google API key", _B + r"AIza[0-9A-Za-z_\-]{35}" + _E, ("AIza",)),
-    ("Google OAuth token", _B + r"ya29\.[0-9A-Za-z_\-]{20,}", ("ya29.",)),
+    ("Google API key", _b("AIza", 4) + r"[0-9A-Za-z_\-]{35}" + _E, ("AIza",)),
+    ("Google OAuth token", _b(r"ya29\.", 5) + r"[0-9A-Za-z_\-]{20,}", ("ya29.",)),
     (
         "JSON Web Token",
-        _B + r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*",
+        _b("eyJ", 3) + r"[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*",
         ("eyJ",),
     ),
     (
         "Stripe key",
-        _B + r"(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}",
+        _b("(?:sk|rk)_(?:live|test)_", 8) + r"[0-9A-Za-z]{16,}",
         ("sk_live_", "sk_test_", "rk_live_", "rk_test_"),
     ),
-    ("Brave Search API key", _B + r"BSA[A-Za-z0-9_\-]{20,64}" + _E, ("BSA",)),
-    ("Tavily API key", _B + r"tvly-(?:dev-|prod-)?[A-Za-z0-9_\-]{16,}", ("tvly-",)),
-    ("Hugging Face token", _B + r"hf_[A-Za-z0-9]{30,}" + _E, ("hf_",)),
-    ("GitLab token", _B + r"glpat-[A-Za-z0-9_\-]{20,}", ("glpat-",)),
-    ("npm token", _B + r"npm_[A-Za-z0-9]{36}" + _E, ("npm_",)),
+    ("Brave Search API key", _b("BSA", 3) + r"[A-Za-z0-9_\-]{20,64}" + _E, ("BSA",)),
+    ("Tavily API key", _b("tvly-", 5) + r"(?:dev-|prod-)?[A-Za-z0-9_\-]{16,}", ("tvly-",)),
+    ("Hugging Face token", _b("hf_", 3) + r"[A-Za-z0-9]{30,}" + _E, ("hf_",)),
+    ("GitLab token", _b("glpat-", 6) + r"[A-Za-z0-9_\-]{20,}", ("glpat-",)),
+    ("npm token", _b("npm_", 4) + r"[A-Za-z0-9]{36}" + _E, ("npm_",)),
     ("PyPI token", r"pypi-AgE[A-Za-z0-9_\-]{50,}", ("pypi-AgE",)),
-    ("SendGrid key", _B + r"SG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}", ("SG.",)),
-    ("Twilio key", _B + r"SK[0-9a-f]{32}" + _E, ("SK",)),
-    ("Mailgun key", _B + r"key-[0-9a-f]{32}" + _E, ("key-",)),
+    ("SendGrid key", _b(r"SG\.", 3) + r"[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}", ("SG.",)),
+    ("Twilio key", _b("SK", 2) + r"[0-9a-f]{32}" + _E, ("SK",)),
+    ("Mailgun key", _b("key-", 4) + r"[0-9a-f]{32}" + _E, ("key-",)),
     (
         "private key",
         r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----",
@@ -179,7 +188,8 @@ _SHAPES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ),
     (
         "labelled credential",
-        r"(?i:key|token|secret|passw(?:or)?d|auth[a-z]*|credentials?)[A-Za-z0-9_\-]{0,40}"
+        r"(?:key|Key|KEY|token|Token|TOKEN|secret|Secret|SECRET|passw|Passw|PASSW|auth|Auth|AUTH"
+        r"|credential|Credential|CREDENTIAL)[A-Za-z0-9_\-]{0,40}"
         r"[\"']?\s{0,4}[:=]\s{0,4}[\"']?[A-Za-z0-9_\-+/.=~]{16,512}",
         ("key", "token", "secret", "passw", "auth", "credential"),
     ),
@@ -194,6 +204,11 @@ _COMPILED = tuple(
      ("bearer token", "basic credentials", "labelled credential"))
     for kind, pattern, literals in _SHAPES
 )  # fmt: skip
+# Every shape's match contains one of these: one search rules all shapes out.
+_ANY_LITERAL = re.compile(
+    "|".join(re.escape(literal) for _, _, literals in _SHAPES for literal in literals),
+    re.IGNORECASE,
+).search
 # Shapes with a generic prefix: only a random-looking tail counts (not "sk-learn-guide").
 _NEEDS_RANDOM_TAIL = frozenset({"OpenAI API key", "Modal token", "bearer token"})
 _NUMBER = re.compile(r"[-+]?[\d.,_]+(?:[eE][-+]?\d+)?|[\d\-:T.+Z]+").fullmatch
@@ -243,6 +258,8 @@ def find_key_shapes(text: str) -> list[str]:
 def shapes(text: str) -> list[Finding]:
     """Every key-shaped substring of ``text``, with its kind and position."""
     found: list[Finding] = []
+    if not _ANY_LITERAL(text):
+        return found  # most strings: one scan, no shape can match
     lowered: str | None = None
     for kind, pattern, literals, caseless in _COMPILED:
         if caseless:
