@@ -17,6 +17,8 @@ GOOGLE_KEY = "AIza" + "SyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW"
 EXA_KEY = "3f2a8b1c-9d4e-4f6a-8b7c-1d2e3f4a5b6c"
 
 TESTS = """
+import gc
+
 import pytest
 from agentloop_tools.testing import ScriptedProvider, anthropic_message, anthropic_text
 
@@ -25,6 +27,9 @@ def run(agentloop_agent, prompt, answer, times=1):
     agent = agentloop_agent([], provider="anthropic", http_client=scripted.http_client())
     for _ in range(times):
         agent.run(prompt)
+        # A refused cassette left vcrpy patched until garbage collection; collecting
+        # mid-test would unpatch this test's recording halfway.
+        gc.collect()
 
 @pytest.mark.vcr
 def test_a_leaky_prompt(agentloop_agent):
@@ -107,7 +112,9 @@ def test_the_json_serializer_is_checked_too(project: pytest.Pytester) -> None:
 
 
 def test_a_refusal_leaves_the_next_recording_whole(project: pytest.Pytester) -> None:
-    recorded = project.runpytest("--record-mode=once", "-p", "no:randomly", "-k", "prompt or next")
+    # In a subprocess: in-process, pytester's recorder keeps every report (and the
+    # refused cassette's frames) alive, which hides what garbage collection does.
+    recorded = project.runpytest_subprocess("--record-mode=once", "-k", "prompt or next")
     recorded.assert_outcomes(passed=2, errors=1)
     data = yaml.safe_load(cassette(project, "test_next").read_text())
     assert len(data["interactions"]) == 2  # both of its requests, none lost to stale patches

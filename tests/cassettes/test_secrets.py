@@ -147,7 +147,7 @@ def test_a_body_that_looks_compressed_but_is_not_is_refused_unchecked() -> None:
 
 
 def test_the_readable_format_checks_what_it_writes_not_its_escapes() -> None:
-    key = KEYS["GitHub token"]
+    key = KEYS["OpenAI API key"]  # written as "\\tsk-proj-...": no word boundary left
     data = {"interactions": [{
         "request": {"method": "POST", "uri": "https://x.example/", "headers": {},
                     "body": json.dumps({"note": "a tab\t" + key + " \nand a newline"})},
@@ -156,7 +156,7 @@ def test_the_readable_format_checks_what_it_writes_not_its_escapes() -> None:
     with pytest.raises(CassetteSecretError) as raised:
         serializer.serialize(data)
     assert key not in str(raised.value)
-    assert "GitHub token" in str(raised.value)
+    assert "OpenAI API key" in str(raised.value)
 
 
 def test_the_scrubber_keeps_only_allowlisted_headers_and_parameters() -> None:
