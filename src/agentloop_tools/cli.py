@@ -497,7 +497,7 @@ def _scan(args: argparse.Namespace) -> int:
         summary += ")"
         verdict = f"{secrets} secret(s) found" if secrets else "no secrets found"
         if problems:
-            verdict += f"; {len(problems)} file(s) could not be checked whole"
+            verdict += f"; {len(problems)} input problem(s): the scan is incomplete"
         out.write(f"{summary}: {verdict}.\n")
 
     _emit(None, write)
