@@ -260,6 +260,9 @@ def shapes(text: str) -> list[Finding]:
     found: list[Finding] = []
     if not _ANY_LITERAL(text):
         return found  # most strings: one scan, no shape can match
+    # A placeholder is blanked out (same length), not skipped with what surrounds it:
+    # a real key written right before one is still a key.
+    text = text.replace(PLACEHOLDER_PREFIX, " " * len(PLACEHOLDER_PREFIX))
     lowered: str | None = None
     for kind, pattern, literals, caseless in _COMPILED:
         if caseless:
@@ -275,7 +278,7 @@ def shapes(text: str) -> list[Finding]:
                 while start > 0 and match.start() - start < 40 and _NAME_CHAR(text[start - 1]):
                     start -= 1
                 value = text[start : match.end()]
-            if PLACEHOLDER_PREFIX in value or not _plausible(kind, value):
+            if not _plausible(kind, value):
                 continue
             if any(f.start <= start < f.end or start <= f.start < match.end() for f in found):
                 continue  # one finding per place ("Bearer sk-..." is the key)

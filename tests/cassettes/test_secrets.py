@@ -262,3 +262,10 @@ def test_an_escaped_environment_key_in_a_json_body_becomes_its_placeholder() -> 
     scrubbed = Scrubber({"EXA_API_KEY": ENV_KEY}).data(body)
     assert isinstance(scrubbed, str)
     assert json.loads(scrubbed) == {"a": "agentloop-tools-placeholder-EXA_API_KEY"}
+
+
+def test_a_key_next_to_a_placeholder_is_still_a_key() -> None:
+    key = KEYS["Anthropic API key"]
+    text = key + "agentloop-tools-placeholder-ANTHROPIC_API_KEY"
+    assert [f.kind for f in Detector().find(text)] == ["Anthropic API key"]
+    assert Detector().find("Bearer agentloop-tools-placeholder-ANTHROPIC_API_KEY") == []
