@@ -195,8 +195,12 @@ def decode_bytes(data: bytes, where: str = "") -> str:
         return decode_bytes(inflated, where)
     if data[:4] == b"\x28\xb5\x2f\xfd":
         raise Undecodable(f"{where}: the body is zstd-compressed and cannot be checked")
-    # Latin-1 maps every byte to one character: ASCII key shapes read as they are.
-    return data.decode("latin-1")
+    # Latin-1 maps every byte to one character: ASCII key shapes read as they are. With
+    # NUL bytes (UTF-16/32 text, binary formats), also read without them.
+    text = data.decode("latin-1")
+    if b"\0" in data:
+        text += "\n" + data.replace(b"\0", b"").decode("latin-1")
+    return text
 
 
 def _inflate(data: bytes) -> bytes:
