@@ -271,3 +271,13 @@ def test_audit_skips_vendored_folders_and_scan_reads_all_but_version_control(
     audit = run("audit", tmp_path, "--allow", "python.org")
     assert audit.returncode == 0
     assert "not searched: .git, .venv folders" in audit.stderr
+
+
+def test_a_named_file_that_is_not_a_cassette_is_a_problem_and_the_rest_is_read() -> None:
+    result = run("audit", REPO / "README.md", ANTHROPIC_DEMO, "--block", "wikipedia.org")
+    assert result.returncode == 2
+    assert (
+        f"could not read {REPO / 'README.md'}: not a cassette (.yaml, .yml) or transcript "
+        "(.jsonl, .json)"
+    ) in result.stdout
+    assert "https://en.wikipedia.org/wiki/History_of_Python" in result.stdout
