@@ -5,6 +5,10 @@
 Target (issue #4): auditing 1,000 cassettes takes seconds, not minutes. The cassettes
 are the repository's own (demo and examples, both providers, JSON bodies), copied with
 a different prompt each so no two files are the same.
+
+Also ``scan`` over the same 1,000 files (MB/s of file read, decoded and checked), and
+the time to refuse a YAML alias bomb and a 100,000-deep JSON file (issue #8: bounded
+time on hostile input).
 """
 
 from __future__ import annotations
@@ -40,8 +44,46 @@ def main() -> None:
                 f"audit {COUNT} cassettes {' '.join(policy)}: {elapsed:.2f} s "
                 f"(exit {result.returncode}, {COUNT / elapsed:.0f} cassettes/s)"
             )
+        size = sum(path.stat().st_size for path in directory.iterdir())
+        started = time.perf_counter()
+        result = subprocess.run(
+            [sys.executable, "-m", "agentloop_tools", "scan", str(directory)],
+            capture_output=True, check=False,
+        )  # fmt: skip
+        elapsed = time.perf_counter() - started
+        print(
+            f"scan {COUNT} cassettes ({size / 1e6:.1f} MB): {elapsed:.2f} s "
+            f"(exit {result.returncode}, {size / 1e6 / elapsed:.1f} MB/s)"
+        )
+        hostile(directory)
     finally:
         shutil.rmtree(directory)
+
+
+def hostile(directory: Path) -> None:
+    """Time to refuse an alias bomb and a 100,000-deep JSON transcript."""
+    for item in directory.iterdir():
+        item.unlink()
+    bomb = (
+        "a: &a ["
+        + ",".join(["lol"] * 10)
+        + "]\n"
+        + "".join(
+            f"{chr(98 + i)}: &{chr(98 + i)} [" + ",".join([f"*{chr(97 + i)}"] * 10) + "]\n"
+            for i in range(9)
+        )
+    )
+    (directory / "bomb.yaml").write_text(bomb)
+    (directory / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    for command in (["audit", "--block", "wikipedia.org"], ["scan"]):
+        started = time.perf_counter()
+        result = subprocess.run(
+            [sys.executable, "-m", "agentloop_tools", *command, str(directory)],
+            capture_output=True, check=False,
+        )  # fmt: skip
+        elapsed = time.perf_counter() - started
+        print(f"{command[0]} an alias bomb and 100,000-deep JSON: {elapsed:.2f} s "
+              f"(exit {result.returncode})")  # fmt: skip
 
 
 if __name__ == "__main__":

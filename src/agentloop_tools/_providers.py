@@ -85,7 +85,7 @@ PROVIDERS: dict[str, Provider] = {
 }
 # agentloop's choice when LLM_PROVIDER is unset.
 DEFAULT_PROVIDER = "openrouter"
-CREDENTIAL_VARIABLES = tuple(
+PROVIDER_SECRET_VARIABLES = tuple(
     variable for provider in PROVIDERS.values() for variable in provider.secret_variables
 )
 

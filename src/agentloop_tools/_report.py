@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import html
 import json
+import os
 from collections.abc import Sequence
 from typing import Any
 
 from agentloop import Transcript
 from agentloop.transcript import TextPart
 
+from agentloop_tools._secrets import Cleaner, secret_values
 from agentloop_tools.web import DomainPolicy, sources
 
 
@@ -96,7 +98,19 @@ def document(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def clean(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records with every credential replaced, as cassettes are scrubbed.
+
+    A model's answer can repeat a key it was shown: the environment's credentials
+    become their placeholders, any other key shape ``[redacted]``.
+    """
+    cleaner = Cleaner(secret_values(os.environ))
+    cleaned: list[dict[str, Any]] = cleaner.data(list(records))
+    return cleaned
+
+
 def write_json(path: str, records: Sequence[dict[str, Any]]) -> None:
+    records = clean(records)
     with open(path, "w", encoding="utf-8") as out:
         json.dump(document(records), out, indent=2)
         out.write("\n")
@@ -114,6 +128,7 @@ ul.violations li { color: #a31515; } .meta { color: #555; font-size: .9em; }
 
 
 def write_html(path: str, records: Sequence[dict[str, Any]]) -> None:
+    records = clean(records)
     summary = document(records)["summary"]
     parts = [
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",

@@ -1,19 +1,26 @@
 """``agentloop-tools``: audit recorded cassettes and saved transcripts outside a test run.
 
-    agentloop-tools audit PATH... [--allow D... | --block D... | --policy FILE]
+    agentloop-tools audit PATH... [--allow D[,D...] | --block D[,D...] | --policy FILE]
     agentloop-tools evidence PATH...
     agentloop-tools scan PATH...
 
-Exit codes: 0 clean, 1 violations (audit) or secrets (scan), 2 bad usage or input that
-could not be read (the rest is still read and reported).
+Options and paths mix in any order; ``--allow``/``--block`` take one value each, a
+comma-separated list, and can be repeated. Exit codes: 0 clean, 1 violations (audit)
+or secrets (scan), 2 bad usage or input that could not be read (everything else is
+still read and reported). Never a traceback: an unexpected error is reported as one
+line and exit 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
+import os
+import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -22,11 +29,20 @@ from xml.sax.saxutils import escape, quoteattr
 FORMATS = ("table", "json", "github", "junit")
 INPUT_SUFFIXES = (".yaml", ".yml", ".jsonl", ".json")
 EXIT_CLEAN, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
+COMMANDS = ("audit", "evidence", "scan")
+# Never searched inside a directory: version control, and (for audit and evidence,
+# which read only cassettes and transcripts) environments and caches.
+VCS_FOLDERS = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", ".jj"})
+VENDORED_FOLDERS = frozenset(
+    {".venv", "venv", ".tox", ".nox", "node_modules", "__pycache__", "site-packages",
+     ".mypy_cache", ".pytest_cache", ".ruff_cache", ".hypothesis"}
+)  # fmt: skip
 
 EPILOG = """\
 examples:
-  agentloop-tools audit cassettes/ --allow python.org docs.djangoproject.com
-  agentloop-tools audit cassettes/ --block wikipedia.org --format github
+  agentloop-tools audit cassettes/ --allow python.org,docs.djangoproject.com
+  agentloop-tools audit --block wikipedia.org cassettes/ --format github
+  agentloop-tools audit --allow python.org --allow realpython.com cassettes/
   agentloop-tools audit run.jsonl --policy policy.toml --format junit -o audit.xml
   agentloop-tools audit tests/cassettes      # policy from [tool.agentloop-tools]
   agentloop-tools evidence cassettes/test_agent/test_cites.yaml
@@ -43,23 +59,49 @@ class UsageProblem(Exception):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _parser()
-    args = parser.parse_args(argv)
+    """Run the command line; returns the exit code. Never raises (but SystemExit)."""
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    command = arguments[0] if arguments and arguments[0] in COMMANDS else None
     try:
+        args = _parse(arguments)
         if args.command == "audit":
             return _audit(args)
         if args.command == "evidence":
             return _evidence(args)
-        if args.command == "scan":
-            return _scan(args)
+        return _scan(args)
     except UsageProblem as problem:
-        print(f"agentloop-tools {args.command}: {problem}", file=sys.stderr)
+        _stderr(f"agentloop-tools {command}: {problem}")
         return EXIT_USAGE
-    parser.print_help(sys.stderr)
-    return EXIT_USAGE
+    except KeyboardInterrupt:
+        _stderr("agentloop-tools: interrupted")
+        return 130
+    except Exception as error:  # the last line of defence: one line, never a traceback
+        reason = " ".join(str(error).split())[:300]
+        _stderr(
+            f"agentloop-tools{' ' + command if command else ''}: internal error "
+            f"({type(error).__name__}: {reason}). The run is incomplete; please report this."
+        )
+        return EXIT_USAGE
 
 
-def _parser() -> argparse.ArgumentParser:
+def _stderr(line: str) -> None:
+    with contextlib.suppress(BrokenPipeError, OSError):
+        print(line, file=sys.stderr)
+
+
+def _parse(arguments: list[str]) -> argparse.Namespace:
+    parser, subcommands = _parser()
+    if not arguments or arguments[0] not in COMMANDS:
+        parser.parse_args(arguments)  # --help, or an error naming the commands
+        parser.print_help(sys.stderr)
+        raise SystemExit(EXIT_USAGE)
+    # Intermixed: paths may come before, between or after the options.
+    args = subcommands[arguments[0]].parse_intermixed_args(arguments[1:])
+    args.command = arguments[0]
+    return args
+
+
+def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
     parser = argparse.ArgumentParser(
         prog="agentloop-tools",
         description="Audit agentloop evidence in recorded cassettes and saved transcripts.",
@@ -75,8 +117,20 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_inputs(audit)
     policy = audit.add_mutually_exclusive_group()
-    policy.add_argument("--allow", nargs="+", metavar="DOMAIN", help="permit only these domains")
-    policy.add_argument("--block", nargs="+", metavar="DOMAIN", help="permit all but these")
+    policy.add_argument(
+        "--allow",
+        action="extend",
+        type=_domains,
+        metavar="DOMAIN[,DOMAIN...]",
+        help="permit only these domains (repeat the flag or separate with commas)",
+    )
+    policy.add_argument(
+        "--block",
+        action="extend",
+        type=_domains,
+        metavar="DOMAIN[,DOMAIN...]",
+        help="permit all but these domains (repeat the flag or separate with commas)",
+    )
     policy.add_argument(
         "--policy", metavar="FILE", help="a TOML file with allow = [...] or block = [...]"
     )
@@ -92,12 +146,25 @@ def _parser() -> argparse.ArgumentParser:
     evidence.add_argument("-o", "--output", metavar="FILE", help="write here, not stdout")
     scan = commands.add_parser(
         "scan",
-        help="find key-shaped secrets and credential headers in cassettes (exit 1 if any)",
+        help="find credentials in every file under the paths (exit 1 if any)",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    scan.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")
-    return parser
+    scan.add_argument(
+        "paths", nargs="+", metavar="PATH", help="files or directories (every file, recursive)"
+    )
+    return parser, {"audit": audit, "evidence": evidence, "scan": scan}
+
+
+def _domains(value: str) -> list[str]:
+    """One ``--allow``/``--block`` value: a domain or a comma-separated list of them."""
+    domains = [item.strip() for item in value.split(",")]
+    if not value.strip() or any(not item for item in domains):
+        raise argparse.ArgumentTypeError(
+            f"{value!r} has an empty domain: separate domains with single commas "
+            "(--allow python.org,docs.djangoproject.com) or repeat the flag"
+        )
+    return domains
 
 
 def _add_inputs(parser: argparse.ArgumentParser) -> None:
@@ -127,36 +194,48 @@ class FileAudit:
 
 def _audit(args: argparse.Namespace) -> int:
     policy, origin = _policy(args)
-    paths = _inputs(args.paths)
+    found = _collect(args.paths, INPUT_SUFFIXES, hint_domains=bool(args.allow or args.block))
     from agentloop_tools.cassettes import Reader
 
     reader = Reader()
-    audits: list[FileAudit] = []
-    for path in _progress(paths, "audit"):
-        reading = reader.read(path)
-        audit = FileAudit(str(path), len(reading.transcripts))
-        audit.problems = [_problem(problem) for problem in reading.problems]
-        for transcript, interactions in zip(reading.transcripts, reading.interactions, strict=True):
-            for violation in policy.audit(transcript):
-                index = violation.message_index
-                audit.violations.append(
-                    {
-                        "where": violation.where,
-                        "url": violation.url,
-                        "rule": violation.rule,
-                        "message_index": index,
-                        "interaction": interactions[index] if index < len(interactions) else None,
-                        "span": list(violation.span) if violation.span else None,
-                    }
-                )
+    audits: list[FileAudit] = [
+        FileAudit(problem["path"], problems=[problem]) for problem in found.problems
+    ]
+    for path in _progress(found.files, "audit"):
+        audit = FileAudit(str(path))
+        try:
+            reading = reader.read(path)
+            audit.transcripts = len(reading.transcripts)
+            audit.problems = [_problem(problem) for problem in reading.problems]
+            for transcript, interactions in zip(
+                reading.transcripts, reading.interactions, strict=True
+            ):
+                for violation in policy.audit(transcript):
+                    index = violation.message_index
+                    audit.violations.append(
+                        {
+                            "where": violation.where,
+                            "url": violation.url,
+                            "rule": violation.rule,
+                            "message_index": index,
+                            "interaction": interactions[index]
+                            if index < len(interactions)
+                            else None,
+                            "span": list(violation.span) if violation.span else None,
+                        }
+                    )
+        except Exception as error:  # one bad file never stops the run
+            audit.problems.append(_failure(path, error))
         audits.append(audit)
-    with _open(args.output) as out:
-        {
-            "table": _audit_table,
-            "json": _audit_json,
-            "github": _audit_github,
-            "junit": _audit_junit,
-        }[args.format](audits, policy, origin, out)
+    audits.sort(key=lambda audit: audit.path)
+    formatter = {
+        "table": _audit_table,
+        "json": _audit_json,
+        "github": _audit_github,
+        "junit": _audit_junit,
+    }[args.format]
+    _emit(args.output, lambda out: formatter(audits, policy, origin, out))
+    _report_skipped(found.skipped)
     if any(audit.problems for audit in audits):
         return EXIT_USAGE
     return EXIT_FOUND if any(audit.violations for audit in audits) else EXIT_CLEAN
@@ -187,7 +266,8 @@ def _policy(args: argparse.Namespace) -> tuple[Any, str]:
     except (ConfigError, ValueError, TypeError) as error:
         raise UsageProblem(str(error)) from None
     raise UsageProblem(
-        "no policy: pass --allow DOMAIN..., --block DOMAIN... or --policy FILE, or set "
+        "no policy: pass --allow DOMAIN[,DOMAIN...], --block DOMAIN[,DOMAIN...] or --policy "
+        "FILE, or set "
         "allow = [...] or block = [...] under [tool.agentloop-tools] in pyproject.toml."
     )
 
@@ -290,63 +370,80 @@ def _audit_junit(audits: list[FileAudit], policy: Any, origin: str, out: TextIO)
 
 def _evidence(args: argparse.Namespace) -> int:
     from agentloop_tools.cassettes import Reader
+
+    found = _collect(args.paths, INPUT_SUFFIXES)
+    reader = Reader()
+    files: list[dict[str, Any]] = [
+        {"path": problem["path"], "turns": [], "problems": [problem]} for problem in found.problems
+    ]
+    for path in _progress(found.files, "evidence"):
+        try:
+            files.append(_evidence_of(reader, path))
+        except Exception as error:  # one bad file never stops the run
+            files.append({"path": str(path), "turns": [], "problems": [_failure(path, error)]})
+    files.sort(key=lambda file: str(file["path"]))
+    if args.format == "json":
+        _emit(args.output, lambda out: _evidence_json(files, out))
+    else:
+        _emit(args.output, lambda out: _evidence_table(files, out))
+    _report_skipped(found.skipped)
+    return EXIT_USAGE if any(file["problems"] for file in files) else EXIT_CLEAN
+
+
+def _evidence_of(reader: Any, path: Path) -> dict[str, Any]:
     from agentloop_tools.web import citations, sources
 
-    reader = Reader()
-    files: list[dict[str, Any]] = []
-    for path in _progress(_inputs(args.paths), "evidence"):
-        reading = reader.read(path)
-        turns = []
-        for transcript, interactions in zip(reading.transcripts, reading.interactions, strict=True):
-            for index, message in enumerate(transcript.messages):
-                if message.role != "assistant":
-                    continue
-                window = transcript.messages[: index + 1]
-                asked = _asked_before(transcript.messages, index)
-                turns.append(
-                    {
-                        "message_index": index,
-                        "interaction": interactions[index] if index < len(interactions) else None,
-                        "asked": asked,
-                        "sources": [
-                            {"url": s.url, "title": s.title} for s in sources(window, since=index)
-                        ],
-                        "citations": [
-                            {"url": c.url, "title": c.title, "cited_text": c.cited_text}
-                            for c in citations(window, since=index)
-                        ],
-                    }
-                )
-        files.append(
-            {
-                "path": str(path),
-                "turns": turns,
-                "problems": [_problem(problem) for problem in reading.problems],
-            }
-        )
-    with _open(args.output) as out:
-        if args.format == "json":
-            json.dump({"files": files}, out, indent=2)
-            out.write("\n")
-        else:
-            for file in files:
-                out.write(f"{file['path']}\n")
-                for turn in file["turns"]:
-                    where = (
-                        f"interaction {turn['interaction']}"
-                        if turn["interaction"] is not None
-                        else f"message {turn['message_index']}"
-                    )
-                    out.write(f"  turn at {where}: {_clip(turn['asked'], 70)}\n")
-                    out.write(f"    sources ({len(turn['sources'])}):\n")
-                    out.writelines(f"      - {s['url']}\n" for s in turn["sources"])
-                    out.write(f"    citations ({len(turn['citations'])}):\n")
-                    out.writelines(f"      - {c['url']}\n" for c in turn["citations"])
-                if not file["turns"] and not file["problems"]:
-                    out.write("  no model turns\n")
-                for problem in file["problems"]:
-                    out.write(f"  could not read {_where(problem)}: {problem['reason']}\n")
-    return EXIT_USAGE if any(file["problems"] for file in files) else EXIT_CLEAN
+    reading = reader.read(path)
+    turns = []
+    for transcript, interactions in zip(reading.transcripts, reading.interactions, strict=True):
+        for index, message in enumerate(transcript.messages):
+            if message.role != "assistant":
+                continue
+            window = transcript.messages[: index + 1]
+            turns.append(
+                {
+                    "message_index": index,
+                    "interaction": interactions[index] if index < len(interactions) else None,
+                    "asked": _asked_before(transcript.messages, index),
+                    "sources": [
+                        {"url": s.url, "title": s.title} for s in sources(window, since=index)
+                    ],
+                    "citations": [
+                        {"url": c.url, "title": c.title, "cited_text": c.cited_text}
+                        for c in citations(window, since=index)
+                    ],
+                }
+            )
+    return {
+        "path": str(path),
+        "turns": turns,
+        "problems": [_problem(problem) for problem in reading.problems],
+    }
+
+
+def _evidence_json(files: list[dict[str, Any]], out: TextIO) -> None:
+    json.dump({"files": files}, out, indent=2)
+    out.write("\n")
+
+
+def _evidence_table(files: list[dict[str, Any]], out: TextIO) -> None:
+    for file in files:
+        out.write(f"{file['path']}\n")
+        for turn in file["turns"]:
+            where = (
+                f"interaction {turn['interaction']}"
+                if turn["interaction"] is not None
+                else f"message {turn['message_index']}"
+            )
+            out.write(f"  turn at {where}: {_clip(turn['asked'], 70)}\n")
+            out.write(f"    sources ({len(turn['sources'])}):\n")
+            out.writelines(f"      - {s['url']}\n" for s in turn["sources"])
+            out.write(f"    citations ({len(turn['citations'])}):\n")
+            out.writelines(f"      - {c['url']}\n" for c in turn["citations"])
+        if not file["turns"] and not file["problems"]:
+            out.write("  no model turns\n")
+        for problem in file["problems"]:
+            out.write(f"  could not read {_where(problem)}: {problem['reason']}\n")
 
 
 def _asked_before(messages: Sequence[Any], index: int) -> str:
@@ -363,108 +460,186 @@ def _asked_before(messages: Sequence[Any], index: int) -> str:
 
 
 def _scan(args: argparse.Namespace) -> int:
-    from agentloop_tools._secrets import (
-        CREDENTIAL_HEADERS,
-        PLACEHOLDER_PREFIX,
-        find_key_shapes,
-    )
+    from agentloop_tools._secrets import Detector, secret_values
+    from agentloop_tools.cassettes._scan import scan_file
 
-    findings: list[str] = []
-    unreadable: list[str] = []
-    for path in _inputs(args.paths, suffixes=INPUT_SUFFIXES, keep_any_file=True):
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            continue  # binary files hold no cassette text
-        except OSError as error:
-            unreadable.append(f"{path}: cannot be read ({error.strerror})")
-            continue
-        for number, line in enumerate(text.splitlines(), start=1):
-            for value in find_key_shapes(line):
-                findings.append(f"{path}:{number}: key-shaped value {_mask(value)}")
-        if path.suffix.lower() in (".yaml", ".yml"):
-            findings += _credential_headers(path, text, CREDENTIAL_HEADERS, PLACEHOLDER_PREFIX)
-    for line in [*findings, *unreadable]:
-        print(line)
-    if findings:
-        print(
-            f"{len(findings)} secret(s) found. Remove them from the cassettes (re-record with "
-            "the agentloop-tools plugin, which scrubs credentials) and rotate any real key.",
-            file=sys.stderr,
+    found = _collect(args.paths, suffixes=None)
+    # The environment's credentials (and their encodings) are found whatever their shape.
+    detector = Detector(secret_values(os.environ))
+    lines: list[str] = []
+    problems = [f"{problem['path']}: {problem['reason']}" for problem in found.problems]
+    secrets = 0
+    encodings: dict[str, list[str]] = {}
+    parsed = 0
+    for path in _progress(found.files, "scan"):
+        result = scan_file(path, detector)
+        secrets += len(result.findings)
+        lines += [f"{path}: {hit}" for hit in result.findings]
+        problems += [f"{path}: {problem}" for problem in result.problems]
+        encodings.setdefault(result.encoding, []).append(str(path))
+        parsed += result.parsed
+
+    def write(out: TextIO) -> None:
+        for line in [*lines, *(f"could not check {problem}" for problem in problems)]:
+            out.write(line + "\n")
+        summary = (
+            f"scanned {len(found.files)} file(s) under {', '.join(args.paths)} "
+            f"({parsed} parsed as YAML/JSON"
         )
-        return EXIT_FOUND
-    return EXIT_USAGE if unreadable else EXIT_CLEAN
+        for encoding in ("utf-16/32", "latin-1", "binary"):
+            names = encodings.get(encoding, [])
+            if names:
+                shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+                how = "byte for byte" if encoding == "binary" else f"as {encoding}"
+                summary += f"; {len(names)} read {how}: {shown}"
+        if found.skipped:
+            summary += f"; skipped {', '.join(sorted(found.skipped))}"
+        summary += ")"
+        verdict = f"{secrets} secret(s) found" if secrets else "no secrets found"
+        if problems:
+            verdict += f"; {len(problems)} input problem(s): the scan is incomplete"
+        out.write(f"{summary}: {verdict}.\n")
 
-
-def _credential_headers(
-    path: Path, text: str, headers: frozenset[str], placeholder: str
-) -> list[str]:
-    import yaml
-
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError:
-        return []
-    found = []
-    interactions = data.get("interactions") if isinstance(data, dict) else None
-    for index, interaction in enumerate(interactions or []):
-        if not isinstance(interaction, dict):
-            continue
-        for side in ("request", "response"):
-            recorded = (interaction.get(side) or {}).get("headers") or {}
-            for name, value in recorded.items() if isinstance(recorded, dict) else []:
-                values = value if isinstance(value, list) else [value]
-                if str(name).lower() in headers and any(
-                    item and placeholder not in str(item) for item in values
-                ):
-                    found.append(
-                        f"{path}: interaction {index} {side} header {str(name).lower()!r} "
-                        "carries a credential"
-                    )
-    return found
-
-
-def _mask(value: str) -> str:
-    return f"{value[:6]}...({len(value)} chars)"
+    _emit(None, write)
+    if secrets:
+        _stderr(
+            f"{secrets} secret(s) found. Remove them (re-record cassettes with the "
+            "agentloop-tools plugin, which scrubs credentials) and rotate any real key."
+        )
+    if problems:
+        return EXIT_USAGE
+    return EXIT_FOUND if secrets else EXIT_CLEAN
 
 
 # --- shared ------------------------------------------------------------------------
 
 
-def _inputs(
-    paths: Sequence[str],
-    suffixes: tuple[str, ...] = INPUT_SUFFIXES,
-    keep_any_file: bool = False,
-) -> list[Path]:
-    found: list[Path] = []
+@dataclass
+class Found:
+    """The files under the given paths, what could not be listed, and what was skipped."""
+
+    files: list[Path] = field(default_factory=list)
+    problems: list[dict[str, Any]] = field(default_factory=list)
+    skipped: set[str] = field(default_factory=set)
+
+
+_DOMAIN_LIKE = re.compile(r"[\w-]+(\.[\w-]+)*\.[A-Za-z]{2,}")
+
+
+def _collect(
+    paths: Sequence[str], suffixes: tuple[str, ...] | None, hint_domains: bool = False
+) -> Found:
+    """Every file under ``paths`` (with one of ``suffixes``, or any file when None).
+
+    Symbolic links are followed; a loop, a broken link, a folder that cannot be
+    listed or a path that does not exist is a problem, never a silent skip.
+    """
+    found = Found()
+    skip = VCS_FOLDERS | (VENDORED_FOLDERS if suffixes is not None else frozenset())
+    visited: set[tuple[int, int]] = set()
     for raw in paths:
         path = Path(raw)
-        if path.is_dir():
-            found += sorted(
-                item
-                for item in path.rglob("*")
-                if item.is_file()
-                and item.suffix.lower() in suffixes
-                and not _skipped_directory(item.relative_to(path))
-            )
-        elif path.is_file():
-            if keep_any_file or path.suffix.lower() in suffixes:
-                found.append(path)
-            else:
-                raise UsageProblem(
-                    f"{path}: not a cassette (.yaml, .yml) or transcript (.jsonl, .json)."
+        try:
+            info = path.stat()
+        except OSError as error:
+            reason = _os_reason(error)
+            if hint_domains and not path.exists() and _DOMAIN_LIKE.fullmatch(raw):
+                reason += (
+                    f". If {raw!r} is a domain: --allow and --block take one value each; "
+                    f"write --allow a.com,{raw} or repeat the flag"
                 )
+            found.problems.append({"path": raw, "interaction": None, "reason": reason})
+            continue
+        if path.is_dir():
+            _walk(path, suffixes, skip, visited, found)
+        elif suffixes is None or path.suffix.lower() in suffixes or not _regular(info.st_mode):
+            found.files.append(path)  # reading it says why a FIFO or device is refused
         else:
-            raise UsageProblem(f"{path}: no such file or directory.")
+            found.problems.append(
+                {
+                    "path": raw,
+                    "interaction": None,
+                    "reason": "not a cassette (.yaml, .yml) or transcript (.jsonl, .json)",
+                }
+            )
     return found
 
 
-def _skipped_directory(relative: Path) -> bool:
-    """Hidden folders (.git, .venv), node_modules and __pycache__ are not searched."""
-    return any(
-        part.startswith(".") or part in ("node_modules", "__pycache__", "site-packages")
-        for part in relative.parts[:-1]
-    )
+def _walk(
+    root: Path,
+    suffixes: tuple[str, ...] | None,
+    skip: frozenset[str],
+    visited: set[tuple[int, int]],
+    found: Found,
+) -> None:
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        try:
+            info = folder.stat()
+        except OSError as error:
+            found.problems.append(_listing(folder, _os_reason(error)))
+            continue
+        if (info.st_dev, info.st_ino) in visited:
+            if folder.is_symlink():
+                found.problems.append(_listing(folder, "a symbolic link loop (not followed)"))
+            continue
+        visited.add((info.st_dev, info.st_ino))
+        try:
+            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+        except OSError as error:
+            found.problems.append(_listing(folder, _os_reason(error)))
+            continue
+        folders = []
+        for entry in entries:
+            path = Path(entry.path)
+            try:
+                is_dir = entry.is_dir(follow_symlinks=True)
+            except OSError as error:
+                found.problems.append(_listing(path, _os_reason(error)))
+                continue
+            if is_dir:
+                if entry.name in skip:
+                    found.skipped.add(entry.name)
+                else:
+                    folders.append(path)
+                continue
+            if entry.is_symlink() and not path.exists():
+                try:
+                    os.stat(path)
+                except FileNotFoundError:
+                    found.problems.append(
+                        _listing(path, "a broken symbolic link (its target does not exist)")
+                    )
+                    continue
+                except OSError as error:
+                    found.problems.append(_listing(path, _os_reason(error)))
+                    continue
+            if suffixes is None or path.suffix.lower() in suffixes:
+                found.files.append(path)
+        stack.extend(reversed(folders))
+    found.files.sort()
+
+
+def _listing(path: Path, reason: str) -> dict[str, Any]:
+    return {"path": str(path), "interaction": None, "reason": reason}
+
+
+def _regular(mode: int) -> bool:
+    import stat
+
+    return stat.S_ISREG(mode)
+
+
+def _os_reason(error: OSError) -> str:
+    from agentloop_tools.cassettes._load import _os_reason as reason
+
+    return reason(error)
+
+
+def _report_skipped(skipped: set[str]) -> None:
+    if skipped:
+        _stderr(f"agentloop-tools: not searched: {', '.join(sorted(skipped))} folders")
 
 
 def _progress(paths: list[Path], command: str) -> list[Path]:
@@ -474,38 +649,57 @@ def _progress(paths: list[Path], command: str) -> list[Path]:
     step = max(len(paths) // 10, 1)
 
     class _Reporting(list[Path]):
-        def __iter__(self) -> Any:
+        def __iter__(self) -> Iterator[Path]:
             for number, path in enumerate(super().__iter__(), start=1):
                 yield path
                 if number % step == 0 or number == len(self):
-                    print(f"{command}: {number}/{len(self)} files", file=sys.stderr)
+                    _stderr(f"{command}: {number}/{len(self)} files")
 
     return _Reporting(paths)
 
 
-class _open:
-    """stdout, or the file given with -o."""
+def _emit(output: str | None, write: Callable[[TextIO], None]) -> None:
+    """Write the output (cleaned of credentials) to ``output`` or stdout.
 
-    def __init__(self, output: str | None) -> None:
-        self._output = output
-        self._file: TextIO | None = None
-
-    def __enter__(self) -> TextIO:
-        if self._output is None:
-            return sys.stdout
+    A closed pipe (``| head``) ends the output quietly: the verdict and exit code
+    stand, as they do not depend on who reads the report.
+    """
+    buffer = io.StringIO()
+    write(buffer)
+    text = _cleaner().text(buffer.getvalue())
+    if output is not None:
         try:
-            self._file = open(self._output, "w", encoding="utf-8")
+            with open(output, "w", encoding="utf-8") as out:
+                out.write(text)
         except OSError as error:
-            raise UsageProblem(f"-o {self._output}: cannot be written ({error.strerror})") from None
-        return self._file
+            raise UsageProblem(f"-o {output}: cannot be written ({error.strerror})") from None
+        return
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Python flushes stdout again at exit; point it at /dev/null so that flush is quiet.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
 
-    def __exit__(self, *exc: object) -> None:
-        if self._file is not None:
-            self._file.close()
+
+def _cleaner() -> Any:
+    from agentloop_tools._secrets import Cleaner, secret_values
+
+    return Cleaner(secret_values(os.environ))
 
 
 def _problem(problem: Any) -> dict[str, Any]:
     return {"path": problem.path, "interaction": problem.interaction, "reason": problem.reason}
+
+
+def _failure(path: Path, error: BaseException) -> dict[str, Any]:
+    reason = " ".join(str(error).split())[:200]
+    return {
+        "path": str(path),
+        "interaction": None,
+        "reason": f"could not be read ({type(error).__name__}: {reason})",
+    }
 
 
 def _where(problem: dict[str, Any]) -> str:

@@ -161,15 +161,15 @@ def test_plain_vcrpy_cassettes_read_unchanged() -> None:
     "leak",
     [
         "sk-ant-api03-" + "x" * 40,
-        "sk-proj-" + "y" * 40,
+        "sk-proj-" + "y4Kz9" * 8,
         "sk-or-v1-" + "a1" * 20,
-        "Bearer " + "t" * 30,
+        "Bearer " + "t0Kq7Zx3Lm" * 3,
         "AKIAABCDEFGHIJKLMNOP",
         "ghp_" + "z" * 36,
     ],
 )
 def test_a_key_shaped_leftover_is_refused_and_never_shown_whole(leak: str) -> None:
-    with pytest.raises(CassetteSecretError, match="refusing to write a cassette") as raised:
+    with pytest.raises(CassetteSecretError, match="refused to write a cassette") as raised:
         serializer.serialize(cassette(json.dumps({"note": leak}), "{}"))
     assert leak not in str(raised.value)
 

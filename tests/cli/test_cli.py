@@ -33,15 +33,15 @@ def run(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProce
 
 
 def test_a_clean_audit_exits_0() -> None:
-    result = run("audit", DEMO, "--allow", "python.org", "realpython.com", "medium.com",
-                 "wikipedia.org")  # fmt: skip
+    result = run("audit", DEMO, "--allow", "python.org,realpython.com", "--allow", "medium.com",
+                 "--allow", "wikipedia.org")  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().endswith("from --allow.")
     assert result.stdout.startswith("0 violation(s) in 0 of 2 file(s)")
 
 
 def test_violations_exit_1_with_a_readable_table() -> None:
-    result = run("audit", ANTHROPIC_DEMO, "--allow", "python.org", "realpython.com")
+    result = run("audit", ANTHROPIC_DEMO, "--allow", "python.org,realpython.com")
     assert result.returncode == 1
     assert result.stdout.splitlines() == [
         str(ANTHROPIC_DEMO),
@@ -106,11 +106,10 @@ def test_the_policy_can_come_from_a_file_or_pyproject(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["audit", "nowhere.yaml", "--allow", "a.com"], "nowhere.yaml: no such file or directory."),
-        (["audit", ANTHROPIC_DEMO], "no policy: pass --allow DOMAIN..., --block DOMAIN..."),
+        (["audit", ANTHROPIC_DEMO], "no policy: pass --allow DOMAIN[,DOMAIN...], --block"),
         (["audit", ANTHROPIC_DEMO, "--allow", "https://a.com"], "has a scheme"),
         (["audit", ANTHROPIC_DEMO, "--allow", "a.com", "--block", "b.com"], "not allowed with"),
-        (["audit", REPO / "README.md", "--allow", "a.com"], "not a cassette (.yaml, .yml)"),
+        (["audit", ANTHROPIC_DEMO, "--allow", "a.com,,b.com"], "has an empty domain"),
     ],
 )
 def test_bad_usage_exits_2_and_says_why(
@@ -158,7 +157,7 @@ def test_unreadable_inputs_are_named_and_the_rest_is_still_audited(tmp_path: Pat
         tmp_path / "binary.yaml", "https://api.anthropic.com/v1/messages", b"\xff\xfe\x00"
     )
     write_cassette(tmp_path / "broken.yaml", "https://api.openai.com/v1/responses", "{not json")
-    result = run("audit", tmp_path, "--allow", "python.org", "realpython.com")
+    result = run("audit", tmp_path, "--allow", "python.org,realpython.com")
     assert result.returncode == 2
     out = result.stdout
     assert "https://en.wikipedia.org/wiki/History_of_Python" in out, "the good file was audited"
@@ -231,11 +230,16 @@ def test_scan_finds_keys_and_credential_headers(tmp_path: Path) -> None:
     leaky.write_text(text)
     result = run("scan", tmp_path)
     assert result.returncode == 1
-    assert f"{leaky}:" in result.stdout
-    assert "key-shaped value sk-ant...(53 chars)" in result.stdout
-    assert "interaction 0 request header 'authorization' carries a credential" in result.stdout
+    assert result.stdout.splitlines() == [
+        f"{leaky}: line 11: Anthropic API key (sk-a...(53 chars))",
+        f"{leaky}: interactions[0] request headers authorization: credential header "
+        "'authorization' with a value",
+        f"scanned 1 file(s) under {tmp_path} (1 parsed as YAML/JSON): 2 secret(s) found.",
+    ]
     assert KEY not in result.stdout + result.stderr, "a scan never prints the secret"
-    assert run("scan", REPO / "cassettes").returncode == 0
+    clean = run("scan", REPO / "cassettes")
+    assert clean.returncode == 0
+    assert clean.stdout.endswith("(8 parsed as YAML/JSON): no secrets found.\n")
 
 
 def test_help_shows_examples() -> None:
@@ -246,11 +250,34 @@ def test_help_shows_examples() -> None:
     assert run().returncode == 2
 
 
-def test_directories_skip_hidden_and_vendored_folders(tmp_path: Path) -> None:
+def test_audit_skips_vendored_folders_and_scan_reads_all_but_version_control(
+    tmp_path: Path,
+) -> None:
     hidden = tmp_path / ".venv" / "lib"
     hidden.mkdir(parents=True)
     (hidden / "leak.json").write_text('{"k": "' + KEY + '"}')
-    (tmp_path / "node_modules").mkdir()
-    (tmp_path / "node_modules" / "x.yaml").write_text("key: " + KEY)
-    assert run("scan", tmp_path).returncode == 0
-    assert run("scan", hidden / "leak.json").returncode == 1, "a file named is always read"
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "config").write_text("key: " + KEY)
+    (tmp_path / ".cassettes").mkdir()
+    (tmp_path / ".cassettes" / "notes.txt").write_text("token\t" + KEY)
+    result = run("scan", tmp_path)
+    assert result.returncode == 1
+    assert [line.split(": ")[0] for line in result.stdout.splitlines()[:-1]] == [
+        str(tmp_path / ".cassettes" / "notes.txt"),
+        str(tmp_path / ".venv" / "lib" / "leak.json"),
+    ]
+    assert result.stdout.splitlines()[-1].endswith("; skipped .git): 2 secret(s) found.")
+    assert run("scan", tmp_path / ".git" / "config").returncode == 1, "a file named is read"
+    audit = run("audit", tmp_path, "--allow", "python.org")
+    assert audit.returncode == 0
+    assert "not searched: .git, .venv folders" in audit.stderr
+
+
+def test_a_named_file_that_is_not_a_cassette_is_a_problem_and_the_rest_is_read() -> None:
+    result = run("audit", REPO / "README.md", ANTHROPIC_DEMO, "--block", "wikipedia.org")
+    assert result.returncode == 2
+    assert (
+        f"could not read {REPO / 'README.md'}: not a cassette (.yaml, .yml) or transcript "
+        "(.jsonl, .json)"
+    ) in result.stdout
+    assert "https://en.wikipedia.org/wiki/History_of_Python" in result.stdout

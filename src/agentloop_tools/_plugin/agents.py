@@ -21,13 +21,13 @@ if TYPE_CHECKING:
 
 def agent_env(provider: str | None, state: CassetteState) -> dict[str, str]:
     """``os.environ`` with placeholder keys wherever a real key must not be used."""
-    from agentloop_tools._providers import CREDENTIAL_VARIABLES, SEARCH_KEY_VARIABLES
+    from agentloop_tools._providers import PROVIDER_SECRET_VARIABLES, SEARCH_KEY_VARIABLES
     from agentloop_tools._secrets import placeholder
 
     env = dict(os.environ)
     if provider:
         env["LLM_PROVIDER"] = provider
-    for variable in CREDENTIAL_VARIABLES:
+    for variable in PROVIDER_SECRET_VARIABLES:
         # Recording keeps real keys; a missing one gets a placeholder, which only a
         # scripted provider accepts (the guard stops it reaching a real one).
         if state != "recording" or not env.get(variable):
@@ -86,11 +86,11 @@ class AgentBuilder:
         if self._state == "none" and http_client is None:
             pytest.fail(messages.no_cassette(nodeid), pytrace=False)
         if self._state == "recording" and scripted:
-            from agentloop_tools._providers import CREDENTIAL_VARIABLES
+            from agentloop_tools._providers import PROVIDER_SECRET_VARIABLES
             from agentloop_tools._secrets import placeholder
 
             # A scripted provider needs no key, and a real one must not be sent to it.
-            env.update({name: placeholder(name) for name in CREDENTIAL_VARIABLES})
+            env.update({name: placeholder(name) for name in PROVIDER_SECRET_VARIABLES})
         elif self._state == "recording" and facts is not None:
             missing = [name for name in facts.key_variables if not os.environ.get(name)]
             if missing:

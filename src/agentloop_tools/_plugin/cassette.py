@@ -51,11 +51,15 @@ def cassette_state(request: pytest.FixtureRequest) -> CassetteState:
 def configure_vcr(vcr: Any, matcher: BodyMatcher) -> None:
     """Our serializer, matcher and scrubbing on the VCR pytest-recording built."""
     from agentloop_tools._secrets import secret_values
-    from agentloop_tools.cassettes import Scrubber, serializer
+    from agentloop_tools.cassettes import Scrubber, guard_recording, serializer
 
     vcr.register_serializer("yaml", serializer)
     vcr.register_matcher("agentloop_body", matcher)
-    scrubber = Scrubber(secret_values(os.environ))
+    secrets = secret_values(os.environ)
+    scrubber = Scrubber(secrets)
+    # Every cassette is checked before it is written, whatever the serializer; a
+    # refusal fails the test after teardown (see refusal()).
+    guard_recording(vcr, secrets)
     original = vcr.use_cassette
 
     def use_cassette(path: Any = None, **options: Any) -> Any:
@@ -69,6 +73,16 @@ def configure_vcr(vcr: Any, matcher: BodyMatcher) -> None:
         return original(path, **options)
 
     vcr.use_cassette = use_cassette
+
+
+def refusal(item: pytest.Item) -> str | None:
+    """Why the guarded persister refused to write this test's cassette, if it did.
+
+    Read without importing the cassettes package into tests that do not use it.
+    """
+    cassette = (getattr(item, "funcargs", None) or {}).get("vcr")
+    found = getattr(getattr(cassette, "_persister", None), "refusal", None)
+    return found if isinstance(found, str) and found else None
 
 
 def describe(item: pytest.Item) -> dict[str, str] | None:

@@ -96,8 +96,17 @@ class AgentloopSession:
             if problem is not None:
                 pytest.fail(problem, pytrace=False)
 
-    def pytest_runtest_teardown(self, item: pytest.Item) -> None:
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_teardown(self, item: pytest.Item) -> Iterator[None]:
+        """After fixtures are torn down (the cassette saved): report a refused cassette."""
         self._current = None
+        result = yield
+        from agentloop_tools._plugin.cassette import refusal
+
+        problem = refusal(item)
+        if problem:
+            pytest.fail(problem, pytrace=False)
+        return result
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_recording_configure(self, config: pytest.Config, vcr: Any) -> None:

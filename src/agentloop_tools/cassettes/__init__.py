@@ -6,7 +6,14 @@ dependency; the core (``agentloop_tools.web``) never imports this package.
 """
 
 from agentloop_tools.cassettes import _format as serializer
-from agentloop_tools.cassettes._format import CassetteSecretError
+from agentloop_tools.cassettes._guard import (
+    CassetteSecretError,
+    GuardedPersister,
+    guard_recording,
+    refusal_of,
+)
+from agentloop_tools.cassettes._leaks import Leak, cassette_leaks, find_leaks
+from agentloop_tools.cassettes._load import InputError
 from agentloop_tools.cassettes._matching import (
     DEFAULT_VOLATILE_FIELDS,
     BodyMatcher,
@@ -28,16 +35,23 @@ __all__ = [
     "DEFAULT_VOLATILE_FIELDS",
     "BodyMatcher",
     "CassetteSecretError",
+    "GuardedPersister",
+    "InputError",
+    "Leak",
     "Problem",
     "Reader",
     "Reading",
     "Scrubber",
     "StreamError",
+    "cassette_leaks",
     "closest",
     "describe_difference",
+    "find_leaks",
+    "guard_recording",
     "read_cassette",
     "read_transcript_file",
     "rebuild",
+    "refusal_of",
     "serializer",
     "summary",
 ]

@@ -17,18 +17,17 @@ from typing import Any
 
 import yaml
 
-from agentloop_tools._secrets import find_key_shapes
+from agentloop_tools._secrets import Detector
+from agentloop_tools.cassettes._guard import CassetteSecretError, check_cassette, refusal_message
+from agentloop_tools.cassettes._leaks import Leak
+from agentloop_tools.cassettes._load import check_depth, load_yaml
 
 try:  # libyaml is several times faster; replay reads a cassette per test.
     from yaml import CSafeDumper as _BaseDumper
-    from yaml import CSafeLoader as _Loader
 except ImportError:  # pragma: no cover - depends on how PyYAML was built
     from yaml import SafeDumper as _BaseDumper  # type: ignore[assignment]
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
-
-class CassetteSecretError(ValueError):
-    """A cassette about to be written still contains something that looks like a credential."""
+__all__ = ["CassetteSecretError", "deserialize", "serialize"]
 
 
 class _Dumper(_BaseDumper):
@@ -45,23 +44,26 @@ _Dumper.add_representer(str, _represent_text)
 
 
 def serialize(cassette: dict[str, Any]) -> str:
-    """Write a cassette (vcrpy's dict form) as readable YAML; refuse key-shaped content."""
+    """Write a cassette (vcrpy's dict form) as readable YAML; refuse key-shaped content.
+
+    The check reads the decoded strings (before YAML escapes them) and the written text.
+    """
     readable = {
         **cassette,
         "interactions": [_readable(interaction) for interaction in cassette["interactions"]],
     }
-    text = yaml.dump(readable, Dumper=_Dumper, allow_unicode=True, sort_keys=False, width=100)
-    found = find_key_shapes(text)
-    if found:
-        shown = ", ".join(sorted({f"{value[:8]}...({len(value)} chars)" for value in found}))
-        raise CassetteSecretError(
-            f"refusing to write a cassette that still contains {len(found)} key-shaped "
-            f"value(s): {shown}. agentloop-tools scrubs credential headers and the values of "
-            "agentloop's credential variables; this one came from somewhere else (a tool "
-            "argument, a custom header). Remove it from the request, or add a "
-            "before_record_request filter in vcr_config that replaces it."
-        )
+    detector = Detector()
+    leaks = check_cassette(readable, detector)
+    text = "" if leaks else _dump(readable)
+    if not leaks:
+        leaks = [Leak("the written YAML", f.kind, f.masked) for f in detector.find(text)]
+    if leaks:
+        raise CassetteSecretError(refusal_message(None, leaks), leaks)
     return text
+
+
+def _dump(readable: dict[str, Any]) -> str:
+    return yaml.dump(readable, Dumper=_Dumper, allow_unicode=True, sort_keys=False, width=100)
 
 
 def deserialize(text: str) -> dict[str, Any]:
@@ -85,14 +87,22 @@ _parsed: dict[str, bytes] = {}
 
 
 def _deserialize(text: str) -> dict[str, Any]:
-    data = yaml.load(text, Loader=_Loader)
+    data = load_yaml(text)
     if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):
         raise ValueError("not a vcrpy cassette: expected a mapping with an 'interactions' list")
+    check_depth(data)
     for interaction in data["interactions"]:
+        if not isinstance(interaction, dict):
+            continue  # the reader names it; vcrpy refuses it
         request = interaction.get("request") or {}
-        if isinstance(request.get("body"), dict) and "json" in request["body"]:
+        if (
+            isinstance(request, dict)
+            and isinstance(request.get("body"), dict)
+            and ("json" in request["body"])
+        ):
             request["body"] = _dump_json(request["body"]["json"])
-        body = (interaction.get("response") or {}).get("body")
+        response = interaction.get("response")
+        body = response.get("body") if isinstance(response, dict) else None
         if isinstance(body, dict) and "json" in body:
             interaction["response"]["body"] = {"string": _dump_json(body["json"])}
     return data

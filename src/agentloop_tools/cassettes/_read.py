@@ -20,6 +20,7 @@ from agentloop.provider import ModelRequest, StopReason
 from agentloop.transcript import Message
 
 from agentloop_tools.cassettes import _format
+from agentloop_tools.cassettes._load import InputError, load_json, read_text
 from agentloop_tools.cassettes._matching import _last_user_text
 from agentloop_tools.cassettes._sse import StreamError, is_stream, rebuild
 
@@ -68,7 +69,10 @@ class Reader:
         self._body = b""
 
     def read(self, path: str | Path) -> Reading:
-        """A cassette (``.yaml``/``.yml``) or a transcript file (``.jsonl``/``.json``)."""
+        """A cassette (``.yaml``/``.yml``) or a transcript file (``.jsonl``/``.json``).
+
+        Never raises: whatever cannot be read is a ``Problem`` in the reading.
+        """
         path = Path(path)
         if path.suffix.lower() in CASSETTE_SUFFIXES:
             return self.cassette(path)
@@ -84,6 +88,15 @@ class Reader:
     def cassette(self, path: str | Path) -> Reading:
         """The conversation a cassette recorded, one transcript per cassette."""
         reading = Reading(str(path))
+        try:
+            self._cassette(path, reading)
+        except Exception as error:  # hostile input must never crash a reader
+            reading.problems.append(Problem(str(path), None, _unexpected(error)))
+            reading.transcripts.clear()
+            reading.interactions.clear()
+        return reading
+
+    def _cassette(self, path: str | Path, reading: Reading) -> Reading:
         text = _text_of(path, reading)
         if text is None:
             return reading
@@ -97,7 +110,10 @@ class Reader:
         sources: list[int | None] = []
         paused = False
         for index, interaction in enumerate(data["interactions"]):
-            outcome = self._interaction(interaction)
+            try:
+                outcome = self._interaction(interaction)
+            except Exception as error:  # a wrong type anywhere in one interaction
+                outcome = _unexpected(error)
             if isinstance(outcome, str):
                 reading.problems.append(Problem(str(path), index, outcome))
                 continue
@@ -122,22 +138,34 @@ class Reader:
 
     def _interaction(self, interaction: dict[str, Any]) -> tuple[str, Any] | str | None:
         """``(asked, response)``, a problem, or None for what is not a model call."""
+        if not isinstance(interaction, dict):
+            return f"the interaction is of type {type(interaction).__name__}, not a mapping"
         request, response = interaction.get("request"), interaction.get("response")
         if not isinstance(request, dict) or not isinstance(response, dict):
             missing = "request" if not isinstance(request, dict) else "response"
             return f"the interaction has no {missing}: the file may be truncated or hand-edited"
         if "status" not in response or "body" not in response:
             return "the response has no status or body: the file may be truncated"
-        status = (response.get("status") or {}).get("code", 200)
-        body = (response.get("body") or {}).get("string", "")
+        status_field, body_field = response.get("status") or {}, response.get("body") or {}
+        if not isinstance(status_field, dict) or not isinstance(body_field, dict):
+            wrong = "status" if not isinstance(status_field, dict) else "body"
+            return f"the response {wrong} is not a mapping: the file may be hand-edited"
+        status = status_field.get("code", 200)
+        if isinstance(status, bool) or not isinstance(status, int | str):
+            return f"the response status code is of type {type(status).__name__}, not a number"
+        try:
+            status = int(status)
+        except ValueError:
+            return f"the response status code {str(status)[:20]!r} is not a number"
+        body = body_field.get("string", "")
         if isinstance(body, bytes):
             try:
                 body = body.decode("utf-8")
             except UnicodeDecodeError:
                 return "the response body is binary (not UTF-8 text); decode it before recording"
         if not isinstance(body, str):
-            return f"the response body is a {type(body).__name__}, not text"
-        if not body.strip() or not (200 <= int(status) < 300):
+            return f"the response body is of type {type(body).__name__}, not text"
+        if not body.strip() or not (200 <= status < 300):
             return None
         api = _api(str(request.get("uri", "")), body)
         if api is None:
@@ -172,12 +200,20 @@ def read_cassette(path: str | Path) -> Reading:
 def read_transcript_file(path: str | Path) -> Reading:
     """Transcripts saved by agentloop: JSONL (``to_jsonl``, one message per line) or JSON
     (a list of messages, a ``{"messages": [...]}`` transcript, or a list of those)."""
+    reading = Reading(str(path))
+    try:
+        _read_transcripts(path, reading)
+    except Exception as error:  # hostile input must never crash a reader
+        reading.problems.append(Problem(str(path), None, _unexpected(error)))
+    return reading
+
+
+def _read_transcripts(path: str | Path, reading: Reading) -> None:
     from pydantic import ValidationError
 
-    reading = Reading(str(path))
     text = _text_of(path, reading)
     if text is None:
-        return reading
+        return
     if str(path).endswith(".jsonl"):
         messages = []
         for number, line in enumerate(text.splitlines(), start=1):
@@ -191,12 +227,15 @@ def read_transcript_file(path: str | Path) -> Reading:
         if messages:
             reading.transcripts.append(Transcript(messages=messages))
             reading.interactions.append([None] * len(messages))
-        return reading
+        return
     try:
-        data = json.loads(text)
+        data = load_json(text)
+    except InputError as error:
+        reading.problems.append(Problem(str(path), None, str(error)))
+        return
     except ValueError as error:
         reading.problems.append(Problem(str(path), None, f"not JSON: {error}"))
-        return reading
+        return
     for candidate in _transcript_candidates(data):
         try:
             transcript = Transcript.model_validate(candidate)
@@ -206,15 +245,23 @@ def read_transcript_file(path: str | Path) -> Reading:
             continue
         reading.transcripts.append(transcript)
         reading.interactions.append([None] * len(transcript.messages))
-    return reading
+
+
+def _unexpected(error: BaseException) -> str:
+    if isinstance(error, RecursionError):
+        return "nested too deeply to read"
+    if isinstance(error, MemoryError):
+        return "too large to read in memory"
+    reason = " ".join(str(error).split())[:200]
+    return f"cannot be read ({type(error).__name__}: {reason})"
 
 
 def _text_of(path: str | Path, reading: Reading) -> str | None:
     """The file's text, or None with the reason added to ``reading.problems``."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        reading.problems.append(Problem(str(path), None, f"cannot be read: {error}"))
+        text = read_text(path)
+    except InputError as error:
+        reading.problems.append(Problem(str(path), None, str(error)))
         return None
     if not text.strip():
         reading.problems.append(Problem(str(path), None, "the file is empty"))

@@ -1,0 +1,142 @@
+"""Refuse to write a cassette that still holds a credential, whatever the serializer.
+
+``guard_recording(vcr, secrets)`` wraps the persister of a vcrpy ``VCR``: every
+cassette it saves is checked first, on its decoded strings, and one that holds a
+credential is not written at all. The refusal does not raise inside vcrpy (an
+exception there leaves vcrpy's patches installed until garbage collection, so the
+next test would record only part of its traffic); it is kept on the persister, and
+the plugin fails the test after teardown with one short message that never shows
+the value (``refusal_of``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from agentloop_tools._secrets import Detector
+from agentloop_tools.cassettes._leaks import Leak, Undecodable, cassette_leaks
+
+DOCS = "docs/secrets.md"
+_SHOWN = 10
+
+
+class CassetteSecretError(ValueError):
+    """A cassette about to be written still contains something that looks like a credential."""
+
+    def __init__(self, message: str, leaks: Sequence[Leak] = ()) -> None:
+        super().__init__(message)
+        self.leaks = list(leaks)
+
+
+def check_cassette(data: dict[str, Any], detector: Detector) -> list[Leak]:
+    """The credentials a serialisable cassette holds; undecodable bodies count as leaks."""
+    try:
+        return cassette_leaks(data, detector)
+    except Undecodable as error:
+        return [Leak(str(error).split(":", 1)[0] or "a body", "content that cannot be checked",
+                     str(error).split(": ", 1)[-1])]  # fmt: skip
+
+
+def refusal_message(path: str | None, leaks: Sequence[Leak]) -> str:
+    """What was refused, what was found (masked), and how to fix it, in a few lines."""
+    where = f"the cassette {path}" if path else "a cassette"
+    lines = [
+        f"agentloop-tools: refused to write {where}: after scrubbing it still holds "
+        f"{len(leaks)} credential(s):",
+        *(f"  - {leak}" for leak in leaks[:_SHOWN]),
+        *([f"  ... and {len(leaks) - _SHOWN} more"] if len(leaks) > _SHOWN else []),
+        "Nothing was written" + (" (the file on disk is unchanged)." if path else "."),
+    ]
+    sides = {leak.side for leak in leaks}
+    if "request" in sides:
+        lines.append(
+            "From the request: the test sent it (in a prompt, a tool argument, a URL or a "
+            "header). Keep credentials out of what the agent sends, or replace it in a "
+            "before_record_request hook in vcr_config."
+        )
+    if "response" in sides:
+        lines.append(
+            "From the response: the server sent it back (the model repeated it, or an API "
+            "echoed it). Keep credentials out of what the model can read, or replace it in a "
+            "before_record_response hook in vcr_config."
+        )
+    if any("cannot be checked" in leak.kind for leak in leaks):
+        lines.append(
+            "A body that cannot be decoded cannot be checked: record it decompressed "
+            "(decode_compressed_response) or as text."
+        )
+    lines.append(
+        "If the value is not a secret, use one that does not look like a key. "
+        f"Rotate any real key that was printed or committed. See {DOCS}."
+    )
+    return "\n".join(lines)
+
+
+class _Refused(Exception):
+    def __init__(self, leaks: list[Leak]) -> None:
+        super().__init__("refused")
+        self.leaks = leaks
+
+
+class _CheckedSerializer:
+    """Any vcrpy serializer, with the cassette checked before and after serialising."""
+
+    def __init__(self, serializer: Any, detector: Detector) -> None:
+        self._serializer = serializer
+        self._detector = detector
+
+    def serialize(self, data: dict[str, Any]) -> str:
+        leaks = check_cassette(data, self._detector)
+        if leaks:
+            raise _Refused(leaks)
+        try:
+            text: str = self._serializer.serialize(data)
+        except CassetteSecretError as error:
+            leaks = error.leaks or [Leak("the serialized cassette", "a credential", "")]
+            raise _Refused(leaks) from None
+        found = self._detector.find(text)
+        if found:
+            raise _Refused([Leak("the serialized cassette", f.kind, f.masked) for f in found])
+        return text
+
+    def deserialize(self, text: str) -> Any:
+        return self._serializer.deserialize(text)
+
+
+class GuardedPersister:
+    """A vcrpy persister that checks every cassette before its inner persister writes it.
+
+    Attributes:
+        refusal: the message for the last refused cassette, or None.
+    """
+
+    def __init__(self, inner: Any, detector: Detector) -> None:
+        self.inner = inner
+        self.detector = detector
+        self.refusal: str | None = None
+
+    def load_cassette(self, cassette_path: Any, serializer: Any) -> Any:
+        return self.inner.load_cassette(cassette_path, serializer=serializer)
+
+    def save_cassette(self, cassette_path: Any, cassette_dict: Any, serializer: Any) -> None:
+        checked = _CheckedSerializer(serializer, self.detector)
+        try:
+            self.inner.save_cassette(cassette_path, cassette_dict, serializer=checked)
+        except _Refused as refused:
+            # Serialising happens before the file is opened: nothing was written.
+            self.refusal = refusal_message(str(Path(cassette_path)), refused.leaks)
+
+
+def guard_recording(vcr: Any, secrets: Mapping[str, str]) -> GuardedPersister:
+    """Check every cassette this ``vcr.VCR`` writes, whatever its serializer."""
+    persister = GuardedPersister(vcr.persister, Detector(secrets))
+    vcr.register_persister(persister)
+    return persister
+
+
+def refusal_of(cassette: Any) -> str | None:
+    """The refusal message of a cassette whose save was refused (or None)."""
+    persister = getattr(cassette, "_persister", None)
+    return persister.refusal if isinstance(persister, GuardedPersister) else None

@@ -1,0 +1,108 @@
+"""Every ``agentloop-tools`` command shown in the README, the docs and ``--help`` runs as
+written, and again with its options moved before its paths (options in any order)."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+from agentloop.transcript import to_jsonl
+
+from agentloop_tools.cli import EPILOG
+from tests.cli.test_cli import ANTHROPIC_DEMO, DEMO, REPO, run
+from tests.providers import converse
+from tests.web.test_evidence import anthropic, cited_text
+
+SOURCES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+# Paths in the examples, and the stand-ins they run against here.
+STAND_INS = {
+    "cassettes/test_agent/test_cites.yaml": str(ANTHROPIC_DEMO),
+    "tests/cassettes/test_agent/test_cites.yaml": str(ANTHROPIC_DEMO),
+    "tests/cassettes": str(DEMO),
+    "cassettes/": str(DEMO),
+}
+
+
+def examples() -> list[tuple[str, str]]:
+    found = []
+    for source in SOURCES:
+        in_code = False
+        for line in source.read_text(encoding="utf-8").splitlines():
+            if line.startswith("```"):
+                in_code = not in_code
+            elif in_code and line.startswith("agentloop-tools "):
+                found.append((source.name, line.split("  #")[0].strip()))
+    found += [("--help", line.split("  #")[0].strip()) for line in EPILOG.splitlines()
+              if line.strip().startswith("agentloop-tools ")]  # fmt: skip
+    return found
+
+
+def test_the_examples_are_found() -> None:
+    commands = {command.split()[1] for _, command in examples()}
+    assert commands == {"audit", "evidence", "scan"}
+
+
+def reordered(arguments: list[str]) -> list[str]:
+    """The same command with every option (and its value) before the paths."""
+    command, rest = arguments[0], arguments[1:]
+    options, paths = [], []
+    while rest:
+        token = rest.pop(0)
+        if token.startswith("-"):
+            options += [token, rest.pop(0)]
+        else:
+            paths.append(token)
+    return [command, *options, *paths]
+
+
+@pytest.mark.parametrize(("source", "example"), examples())
+@pytest.mark.parametrize("order", ["as written", "options first"])
+def test_each_example_runs(source: str, example: str, order: str, tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.agentloop-tools]\nallow = ["python.org", "realpython.com"]\n'
+    )
+    (tmp_path / "policy.toml").write_text('block = ["wikipedia.org"]\n')
+    transcript = converse(
+        "anthropic", [anthropic([cited_text("Hi.", "https://docs.python.org/3/")])]
+    )
+    (tmp_path / "run.jsonl").write_text(to_jsonl(transcript.messages))
+    arguments = shlex.split(example)[1:]
+    arguments = [STAND_INS.get(argument, argument) for argument in arguments]
+    if order == "options first":
+        arguments = reordered(arguments)
+    result = run(*arguments, cwd=tmp_path)
+    assert result.returncode in (0, 1), f"{source}: {example}\n{result.stderr}"
+    assert "usage:" not in result.stderr
+    if "-o" in arguments:
+        assert (tmp_path / arguments[arguments.index("-o") + 1]).read_text()
+    else:
+        assert result.stdout
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ["audit", "--block", "wikipedia.org", str(DEMO)],
+        ["audit", str(DEMO), "--block", "wikipedia.org"],
+        ["audit", "--block", "wikipedia.org,medium.com", str(DEMO)],
+        ["audit", "--block", "medium.com", str(ANTHROPIC_DEMO), "--block", "wikipedia.org",
+         str(DEMO / "openai-web-search.yaml")],
+    ],
+    ids=["flag-first", "path-first", "commas", "repeated-and-interleaved"],
+)  # fmt: skip
+def test_options_in_any_order_repeated_or_comma_separated(arguments: list[str]) -> None:
+    result = run(*arguments, "--format", "json")
+    assert result.returncode == 1, result.stderr
+    assert re.search(r'"mode": "block"', result.stdout)
+
+
+def test_a_domain_left_where_a_path_goes_gets_a_hint() -> None:
+    result = run("audit", str(DEMO), "--allow", "python.org", "docs.djangoproject.com")
+    assert result.returncode == 2
+    assert (
+        "docs.djangoproject.com: no such file or directory. If "
+        "'docs.djangoproject.com' is a domain: --allow and --block take one value each; write "
+        "--allow a.com,docs.djangoproject.com or repeat the flag"
+    ) in result.stdout
