@@ -8,6 +8,7 @@ checked against the same list the provider was given.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -17,10 +18,11 @@ from agentloop.transcript import Message, TextPart, join_text
 
 from agentloop_tools.web._evidence import message_sources, messages_of
 from agentloop_tools.web._index import RuleIndex
+from agentloop_tools.web._markup import Decoded, decode, layout
 from agentloop_tools.web._rules import Rule, parse_rules
 from agentloop_tools.web._search import native_web_search
 from agentloop_tools.web._text import Found, read_token, split_attributes, tokens
-from agentloop_tools.web._url import Location, locate, quick_host
+from agentloop_tools.web._url import Location, locate, nested_urls, quick_host
 
 type Mode = Literal["allow", "block"]
 type Where = Literal["source", "citation", "text"]
@@ -124,18 +126,24 @@ class DomainPolicy:
         blocks it. Accepts full URLs, scheme-relative URLs and bare hosts with an
         optional port and path. Never raises.
         """
-        location = locate(url_or_host) if isinstance(url_or_host, str) else None
-        return self._rule_for(location)
+        if not isinstance(url_or_host, str):
+            return None
+        permitted, rule = self._judge_url(url_or_host)
+        return rule if permitted is (self._mode == "allow") else None
 
     def permits(self, url_or_host: str) -> bool:
         """Whether the policy lets an agent reach ``url_or_host``. Never raises.
 
         An allowlist permits only what a rule clearly names; anything unreadable is
-        refused. A blocklist refuses anything any rule could cover.
+        refused. A blocklist refuses anything any rule could cover. Where readers
+        disagree on the host (``https://good.com\\@evil.com/`` is good.com to a browser,
+        evil.com to urllib and httpx), an allowlist refuses and a blocklist refuses if
+        either host is blocked. A URL carried inside another (a redirector's
+        ``?url=https://...``) is judged too.
         """
-        location = locate(url_or_host) if isinstance(url_or_host, str) else None
-        covered = self._rule_for(location) is not None
-        return covered if self._mode == "allow" else not covered
+        if not isinstance(url_or_host, str):
+            return self._mode == "block"
+        return self._judge_url(url_or_host)[0]
 
     def audit(
         self, transcript: Transcript | Sequence[Message], *, since: int = 0
@@ -199,21 +207,60 @@ class DomainPolicy:
         return self._index.blocking(location)
 
     def _verdict(self, location: Location | None) -> tuple[bool, str | None]:
-        """(permitted, rule) for one location."""
+        """(permitted, the rule that admits or blocks it) for one location."""
         rule = self._rule_for(location)
-        if self._mode == "allow":
-            return rule is not None, None
-        return rule is None, rule
+        return (rule is not None) if self._mode == "allow" else (rule is None), rule
+
+    def _judge_url(self, url: str, depth: int = 0) -> tuple[bool, str | None]:
+        """(permitted, rule) for a URL and the URLs it carries (a redirector's target)."""
+        permitted, rule = self._verdict(locate(url))
+        if depth >= _NESTING or (not permitted and self._mode == "block"):
+            return permitted, rule
+        for inner in nested_urls(url):
+            inner_permitted, inner_rule = self._judge_url(inner, depth + 1)
+            if not inner_permitted:
+                return False, inner_rule
+        return permitted, rule
 
     def _check_url(self, url: str, where: Where, index: int, out: list[Violation]) -> None:
-        location = locate(url)
-        if location is None and self._mode == "block":
-            return
-        permitted, rule = self._verdict(location)
+        permitted, rule = self._judge_url(url)
         if not permitted:
             out.append(Violation(url, where, index, rule))
 
     def _audit_text(self, text: str, index: int) -> list[Violation]:
+        """Findings in the text as renderers lay it out, and in the text they decode.
+
+        A finding in the decoded text is reported with the span and spelling of the
+        text as written, unless the written text already gave a finding there. An
+        allowlist drops a finding in the written text whose decoded reading it admits
+        (``https://python&#46;org/`` goes to python.org); a blocklist keeps both.
+        """
+        shown = layout(text)
+        violations = self._scan_text(shown, index)
+        if shown is not text:
+            violations = [_respelled(violation, text) for violation in violations]
+        # Raw HTML keeps backslashes; markdown text decodes them as escapes.
+        readings = [decode(shown, escapes=False)]
+        if "\\" in shown:
+            readings.append(decode(shown, escapes=True))
+        decoded = [reading for reading in readings if reading is not None]
+        if not decoded:
+            return violations
+        found = [(reading, self._scan_text(reading.text, index)) for reading in decoded]
+        if self._mode == "allow" and len(decoded) == len(readings):
+            violations = _unless_admitted_as_decoded(violations, found)
+        for reading, extra in found:
+            taken = _Spans(violations)
+            for violation in extra:
+                assert violation.span is not None
+                start, end = reading.span(*violation.span)
+                if not taken.overlaps(start, end):
+                    moved = replace(violation, url=text[start:end], span=(start, end))
+                    violations.append(moved)
+        violations.sort(key=lambda violation: violation.span or (0, 0))
+        return violations
+
+    def _scan_text(self, text: str, index: int) -> list[Violation]:
         verdicts: dict[tuple[str, ...], str | Literal[False] | None] = {}
         # Answers repeat links: judge each distinct token once.
         judged: dict[str, list[tuple[int, int, str, str | None]]] = {}
@@ -275,7 +322,11 @@ class DomainPolicy:
 
     def _text_verdict(self, found: Found) -> str | Literal[False] | None:
         """The violation's rule (None: not allowlisted), or False when permitted."""
-        if len(found.readings) == 1 and not self._index.has_path_rules:
+        if (
+            len(found.readings) == 1
+            and not self._index.has_path_rules
+            and (self._mode == "block" or not nested_urls(found.readings[0]))
+        ):
             # Host rules only: a plain URL's host decides, whatever follows it.
             host = quick_host(found.readings[0])
             if host is not None:
@@ -284,10 +335,9 @@ class DomainPolicy:
                     return False if rule is not None else None
                 return rule if rule is not None else False
         if self._mode == "allow":
-            location = locate(found.readings[0])
-            if location is None:
+            if locate(found.readings[0]) is None:
                 return False  # relative links and mailto: reach no host
-            return False if self._index.admitting(location) is not None else None
+            return False if self._judge_url(found.readings[0])[0] else None
         for reading in found.readings:
             rule = self._index.blocking(location) if (location := locate(reading)) else None
             if rule is not None:
@@ -296,6 +346,53 @@ class DomainPolicy:
 
 
 _SEAM_WINDOW = 2048
+# How deep URLs carried inside URLs are followed (a redirector to a redirector...).
+_NESTING = 3
+
+
+class _Spans:
+    """Which stretches of text already hold a finding: overlap tests in log time."""
+
+    def __init__(self, violations: list[Violation]) -> None:
+        spans = sorted(violation.span for violation in violations if violation.span)
+        self._starts = [start for start, _ in spans]
+        self._reach: list[int] = []
+        furthest = -1
+        for _, end in spans:
+            furthest = max(furthest, end)
+            self._reach.append(furthest)
+
+    def overlaps(self, start: int, end: int) -> bool:
+        before = bisect_left(self._starts, max(end, start + 1)) - 1
+        return before >= 0 and self._reach[before] > start
+
+
+def _unless_admitted_as_decoded(
+    violations: list[Violation], found: list[tuple[Decoded, list[Violation]]]
+) -> list[Violation]:
+    """Drop what every decoded reading changed and admitted (``https://python&#46;org``)."""
+    rendered = [
+        (reading, _Spans([replace(v, span=reading.span(*v.span or (0, 0))) for v in extra]))
+        for reading, extra in found
+    ]
+    return [
+        violation
+        for violation in violations
+        if violation.span is None
+        or not all(
+            reading.changes(*violation.span) and not spans.overlaps(*violation.span)
+            for reading, spans in rendered
+        )
+    ]
+
+
+def _respelled(violation: Violation, text: str) -> Violation:
+    """The violation with its URL as written (layout put spaces where pipes were)."""
+    if violation.span is None:
+        return violation
+    start, end = violation.span
+    written = text[start:end]
+    return violation if written == violation.url else replace(violation, url=written)
 
 
 def _spaced_seams(texts: list[str]) -> list[int]:

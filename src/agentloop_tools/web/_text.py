@@ -35,6 +35,8 @@ _SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0
 _BEFORE_SCHEME_RELATIVE = frozenset("([<'=*_~|,")
 _NOT_BEFORE_WWW = _SCHEME_CHARS | frozenset("/@\\")
 _AUTHORITY_END = re.compile(r"[/\\?#]")
+_SLASH_RUN = re.compile(r"[/\\]{2,}")
+_IPV4_PART = re.compile(r"0[xX][0-9A-Fa-f]*|[0-9]+")
 # What GFM's autolinker ends a domain at: anything but ASCII letters, digits and the
 # few characters an authority may hold (userinfo, port, IPv6 brackets, escapes).
 _HOST_STOP = re.compile(r"[^A-Za-z0-9._~%:@\[\]!$&'()*+,;=-]")
@@ -55,20 +57,35 @@ _TRAILING = frozenset(".,:;!?'*_~\u3002\uff0e\uff61")
 # ideographic full stops or defanged dots ("example[.]com"). It starts after a
 # non-label character or after a percent-escape, as in a redirect's
 # "?url=https%3A%2F%2Fexample.com".
-_LABEL_CHARS = r"[\w\-\u00ad\u200b-\u200d\u2060\ufeff]"
+# Code points UTS #46 deletes from a host (soft hyphen, zero-width and joiner
+# characters, variation selectors, invisible operators, fillers): "evil\ufe0f.com" is
+# evil.com to a browser. ZWJ and ZWNJ are kept by newer IDNA but deleted by the
+# transitional mapping some readers still apply.
+_DELETED = (
+    "\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200d\u2060-\u2064"
+    "\u206a-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a\U000e0100-\U000e01ef"
+)
+_LABEL_CHARS = rf"[\w\-{_DELETED}]"
+_DELETED_RANGES = [
+    (match.group(1), match.group(2) or match.group(1))
+    for match in re.finditer(r"(.)(?:-(.))?", _DELETED, re.DOTALL)
+]
 _DOT = r"(?:[.\uff0e\u3002\uff61]|\[\.\]|\(\.\)|\{\.\}|\[dot\]|\(dot\))"
 _MENTION = re.compile(
-    r"(?:(?<![\w\-\u00ad\u200b-\u200d\u2060\ufeff%])|(?<=%[0-9A-Fa-f]{2}))"
+    rf"(?:(?<![\w\-{_DELETED}%])|(?<=%[0-9A-Fa-f]{{2}}))"
     rf"{_LABEL_CHARS}+(?:{_DOT}{_LABEL_CHARS}+)+"
     # A mention's path matters only for path rules; capped so that a token of many
     # mentions ("x.com/x.com/...") stays linear.
     r"(?P<path>[/\\][^\s<>\"`]{0,512})?",
     re.IGNORECASE,
 )
-_DOT_THEN_LABEL = re.compile(r"[.\uff0e\u3002\uff61\])}][\w\u00ad\u200b-\u200d\u2060\ufeff-]")
+_DOT_THEN_LABEL = re.compile(rf"[.\uff0e\u3002\uff61\])}}][\w{_DELETED}-]")
 # Characters IDNA deletes, and dots it maps to ".", for judging a mention's shape.
 _TO_PLAIN: dict[int, str | None] = {
-    **dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060\ufeff")),
+    **dict.fromkeys(
+        code for first, last in _DELETED_RANGES for code in range(ord(first), ord(last) + 1)
+    ),
     **dict.fromkeys(map(ord, "\u3002\uff0e\uff61"), "."),
 }
 _DEFANGED_DOT = re.compile(r"\[\.\]|\(\.\)|\{\.\}|\[dot\]|\(dot\)", re.IGNORECASE)
@@ -179,7 +196,7 @@ def _read_token(token: str, mentions: bool, found: list[Found]) -> None:
             if mentions:
                 _read_mentions_between(token, authorities, found)
             return
-    if ":" in token or "//" in token or "www." in token or "WWW." in token:
+    if ":" in token or "//" in token or "\\" in token or "www." in token.lower():
         link_end = -1
         for start, authority_start in _link_starts(token):
             if start < link_end:
@@ -187,7 +204,7 @@ def _read_token(token: str, mentions: bool, found: list[Found]) -> None:
             end = _link_end(token, start)
             if authority_start >= end:
                 continue  # a scheme alone ("https:") is not a link
-            if token.startswith("//", start) and not _dotted_authority(token, start + 2, end):
+            if token[start] in "/\\" and not _dotted_authority(token, authority_start, end):
                 continue  # "//comment" in code is not a link to a host named "comment"
             link_end = end
             _add_link(token, start, end, authority_start, authorities, found)
@@ -299,12 +316,12 @@ def _link_starts(token: str) -> list[tuple[int, int]]:
         elif scheme and token.startswith("//", after) and token[after + 2 : after + 3] not in "/":
             starts.append((begin, after + 2))
         colon = token.find(":", colon + 1)
-    slash = token.find("//")
-    while slash != -1:
-        before_ok = slash == 0 or token[slash - 1] in _BEFORE_SCHEME_RELATIVE
-        if before_ok and token[slash + 2 : slash + 3] not in "/\\":
-            starts.append((slash, slash + 2))
-        slash = token.find("//", slash + 2)
+    # Scheme-relative: browsers read "\\evil.com", "/\\evil.com" and "///evil.com" in an
+    # href as "//evil.com" (WHATWG treats "\\" as "/" and skips any run of them).
+    for slashes in _SLASH_RUN.finditer(token):
+        slash = slashes.start()
+        if (slash == 0 or token[slash - 1] in _BEFORE_SCHEME_RELATIVE) and slashes.end() < length:
+            starts.append((slash, slashes.end()))
     lowered = token.lower()
     www = lowered.find("www.")
     while www != -1:
@@ -383,7 +400,23 @@ def _is_host_like(host: str) -> bool:
     last = labels[-1]
     if not last.isdigit() and any(char.isalpha() for char in last):
         return True
-    return len(labels) == 4 and all(label.isdigit() and len(label) <= 3 for label in labels)
+    return _ipv4_like(labels)
+
+
+def _ipv4_like(labels: list[str]) -> bool:
+    """Labels a browser (and curl, and ``inet_aton``) read as an IPv4 address.
+
+    Four numbers, or fewer in octal (``0251.0376.43518``) or with a last part too big
+    for one byte (``169.254.43518``); "3.14" and "1.2.3" stay version numbers.
+    """
+    if not 2 <= len(labels) <= 4 or not all(_IPV4_PART.fullmatch(label) for label in labels):
+        return False
+    if len(labels) == 4:
+        return True
+    last = labels[-1]
+    return any(len(label) > 1 and label[0] == "0" for label in labels) or (
+        last.isdigit() and len(last) <= 10 and int(last) > 255
+    )
 
 
 def _cjk_free(host: str) -> list[str]:
