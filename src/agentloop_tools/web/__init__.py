@@ -9,7 +9,16 @@ False
 """
 
 from agentloop_tools.web._evidence import citations, sources
+from agentloop_tools.web._pages import PageViolation, per_page
 from agentloop_tools.web._policy import DomainPolicy, Violation
 from agentloop_tools.web._search import native_web_search
 
-__all__ = ["DomainPolicy", "Violation", "citations", "native_web_search", "sources"]
+__all__ = [
+    "DomainPolicy",
+    "PageViolation",
+    "Violation",
+    "citations",
+    "native_web_search",
+    "per_page",
+    "sources",
+]
