@@ -132,13 +132,31 @@ def decode(text: str, *, escapes: bool) -> Decoded | None:
     return Decoded("".join(pieces), starts, origins, segments)
 
 
-def layout(text: str) -> str:
-    """``text`` with table-cell pipes and slashes in code turned into spaces; same length."""
+class Code:
+    """Where code is in a text (fenced blocks, code spans): nothing there is linkified."""
+
+    def __init__(self, ranges: list[tuple[int, int]]) -> None:
+        ranges.sort()
+        self._starts = [start for start, _ in ranges]
+        self._ends = [end for _, end in ranges]
+
+    def __bool__(self) -> bool:
+        return bool(self._starts)
+
+    def holds(self, start: int, end: int) -> bool:
+        """Whether ``text[start:end]`` lies inside code."""
+        index = bisect_right(self._starts, start) - 1
+        return index >= 0 and end <= self._ends[index]
+
+
+def layout(text: str) -> tuple[str, Code]:
+    """``text`` with table-cell pipes and slashes in code turned into spaces (same
+    length), and where its code is."""
     maybe_table = "|" in text and "-" in text and _DELIMITER_ROW.search(text) is not None
     maybe_fence = "```" in text or "~~~" in text
     maybe_span = "`" in text
     if not (maybe_table or maybe_fence or maybe_span):
-        return text
+        return text, Code([])
     chars = list(text)
     if maybe_table:
         _split_table_cells(text, chars)
@@ -146,7 +164,7 @@ def layout(text: str) -> str:
     for start, end in code:
         for slashes in _CODE_SLASHES.finditer(text, start, end):
             chars[slashes.start() : slashes.end()] = " " * (slashes.end() - slashes.start())
-    return "".join(chars)
+    return "".join(chars), Code(code)
 
 
 def _split_table_cells(text: str, chars: list[str]) -> None:

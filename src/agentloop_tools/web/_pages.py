@@ -69,9 +69,7 @@ class PageViolation:
         verdict = f"blocked by {self.rule!r}" if self.rule else "not on the allowlist"
         count = len(self.occurrences)
         times = f", {count} occurrences" if count > 1 else ""
-        return (
-            f"message {self.message_index} {'/'.join(self.where)}: {self.url} ({verdict}{times})"
-        )
+        return f"message {self.message_index} {'/'.join(self.where)}: {self.url} ({verdict}{times})"
 
 
 def per_page(violations: Iterable[Violation]) -> list[PageViolation]:

@@ -9,7 +9,7 @@ checked against the same list the provider was given.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -21,7 +21,14 @@ from agentloop_tools.web._index import RuleIndex
 from agentloop_tools.web._markup import Decoded, decode, layout
 from agentloop_tools.web._rules import Rule, parse_rules
 from agentloop_tools.web._search import native_web_search
-from agentloop_tools.web._text import Found, read_token, split_attributes, tokens
+from agentloop_tools.web._text import (
+    Found,
+    has_deleted,
+    linkable,
+    read_token,
+    split_attributes,
+    tokens,
+)
 from agentloop_tools.web._url import Location, locate, nested_urls, quick_host
 
 type Mode = Literal["allow", "block"]
@@ -235,8 +242,10 @@ class DomainPolicy:
         allowlist drops a finding in the written text whose decoded reading it admits
         (``https://python&#46;org/`` goes to python.org); a blocklist keeps both.
         """
-        shown = layout(text)
-        violations = self._scan_text(shown, index)
+        shown, code = layout(text)
+        # Linkifiers never link inside code: an allowlist reads bare hosts elsewhere only.
+        prose: Callable[[int, int], bool] = lambda start, end: not code.holds(start, end)  # noqa: E731
+        violations = self._scan_text(shown, index, prose)
         if shown is not text:
             violations = [_respelled(violation, text) for violation in violations]
         # Raw HTML keeps backslashes; markdown text decodes them as escapes.
@@ -246,7 +255,10 @@ class DomainPolicy:
         decoded = [reading for reading in readings if reading is not None]
         if not decoded:
             return violations
-        found = [(reading, self._scan_text(reading.text, index)) for reading in decoded]
+        found = [
+            (reading, self._scan_text(reading.text, index, _mapped(prose, reading)))
+            for reading in decoded
+        ]
         if self._mode == "allow" and len(decoded) == len(readings):
             violations = _unless_admitted_as_decoded(violations, found)
         for reading, extra in found:
@@ -260,20 +272,24 @@ class DomainPolicy:
         violations.sort(key=lambda violation: violation.span or (0, 0))
         return violations
 
-    def _scan_text(self, text: str, index: int) -> list[Violation]:
+    def _scan_text(
+        self, text: str, index: int, prose: Callable[[int, int], bool]
+    ) -> list[Violation]:
+        """Findings in ``text``; ``prose(start, end)`` says whether a span is outside code."""
         verdicts: dict[tuple[str, ...], str | Literal[False] | None] = {}
         # Answers repeat links: judge each distinct token once.
-        judged: dict[str, list[tuple[int, int, str, str | None]]] = {}
+        judged: dict[str, list[tuple[int, int, str, str | None, bool]]] = {}
         violations: list[Violation] = []
-        mentions = self._mode == "block"
         for offset, token in tokens(text):
             flagged = judged.get(token)
             if flagged is None:
                 flagged = judged[token] = self._judge(
-                    read_token(token, mentions=mentions), verdicts
+                    token, read_token(token, mentions=True), verdicts
                 )
-            for start, end, written, rule in flagged:
+            for start, end, written, rule, bare in flagged:
                 span = (start + offset, end + offset)
+                if bare and self._mode == "allow" and not prose(*span):
+                    continue
                 violations.append(Violation(written, "text", index, rule, span=span))
         extra = split_attributes(text)
         if extra:
@@ -281,13 +297,30 @@ class DomainPolicy:
         return violations
 
     def _judge(
-        self, finds: list[Found], verdicts: dict[tuple[str, ...], str | Literal[False] | None]
-    ) -> list[tuple[int, int, str, str | None]]:
-        flagged: list[tuple[int, int, str, str | None]] = []
+        self,
+        token: str,
+        finds: list[Found],
+        verdicts: dict[tuple[str, ...], str | Literal[False] | None],
+    ) -> list[tuple[int, int, str, str | None, bool]]:
+        """(start, end, text, rule, is a bare host) of each finding the policy refuses.
+
+        A blocklist judges every host named; an allowlist judges links and the bare
+        hosts a linkifier renders as links (``evil.com``, not ``admin@evil.com``).
+        """
+        flagged: list[tuple[int, int, str, str | None, bool]] = []
         link_start, link_end = -1, -1
+        allow = self._mode == "allow"
         for found in finds:
             if found.kind == "mention" and link_start <= found.start < link_end:
-                continue  # the host of a link already reported
+                continue  # the host of a link already reported, or (allowlist) in a link
+            if (
+                allow
+                and found.kind == "mention"
+                and (not linkable(found.text) or token[found.start - 1 : found.start] == "@")
+            ):
+                continue
+            if allow and found.kind == "url":
+                link_start, link_end = found.start, found.end
             verdict = verdicts.get(found.readings, _UNSEEN)
             if verdict is _UNSEEN:
                 verdict = verdicts[found.readings] = self._text_verdict(found)
@@ -295,7 +328,7 @@ class DomainPolicy:
                 continue
             if found.kind == "url":
                 link_start, link_end = found.start, found.end
-            flagged.append((found.start, found.end, found.text, verdict))
+            flagged.append((found.start, found.end, found.text, verdict, found.kind == "mention"))
         return flagged
 
     def _merge_attributes(
@@ -315,7 +348,7 @@ class DomainPolicy:
                 violation.span[0] < end and start < violation.span[1] for start, end in spans
             )
         ]
-        for start, end, written, rule in self._judge(extra, verdicts):
+        for start, end, written, rule, _ in self._judge("", extra, verdicts):
             kept.append(Violation(written, "text", index, rule, span=(start, end)))
         kept.sort(key=lambda violation: violation.span or (0, 0))
         return kept
@@ -337,6 +370,8 @@ class DomainPolicy:
         if self._mode == "allow":
             if locate(found.readings[0]) is None:
                 return False  # relative links and mailto: reach no host
+            if has_deleted(found.readings[0]):
+                return None  # browsers delete it from the host, markdown-it keeps it
             return False if self._judge_url(found.readings[0])[0] else None
         for reading in found.readings:
             rule = self._index.blocking(location) if (location := locate(reading)) else None
@@ -365,6 +400,11 @@ class _Spans:
     def overlaps(self, start: int, end: int) -> bool:
         before = bisect_left(self._starts, max(end, start + 1)) - 1
         return before >= 0 and self._reach[before] > start
+
+
+def _mapped(prose: Callable[[int, int], bool], reading: Decoded) -> Callable[[int, int], bool]:
+    """``prose`` for spans of the decoded text."""
+    return lambda start, end: prose(*reading.span(start, end))
 
 
 def _unless_admitted_as_decoded(

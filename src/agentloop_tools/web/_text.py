@@ -67,6 +67,7 @@ _DELETED = (
     "\U0001d173-\U0001d17a\U000e0100-\U000e01ef"
 )
 _LABEL_CHARS = rf"[\w\-{_DELETED}]"
+_DELETED_CHAR = re.compile(f"[{_DELETED}]")
 _DELETED_RANGES = [
     (match.group(1), match.group(2) or match.group(1))
     for match in re.finditer(r"(.)(?:-(.))?", _DELETED, re.DOTALL)
@@ -96,6 +97,27 @@ _CJK_CLASS = (
 )
 _CJK_RUN = re.compile(_CJK_CLASS)
 _DOT_CHARS = ".\u3002\uff0e\uff61"
+
+# The top-level domains linkify-it (markdown-it's linkifier, and many chat UIs built
+# on it) links without a scheme: "evil.com" and "setup.py" render as links.
+_FUZZY_TLDS = frozenset(
+    ["biz", "com", "edu", "gov", "net", "org", "pro", "web", "xxx", "aero", "asia", "coop",
+     "info", "museum", "name", "shop", "рф"]
+    + [
+        first + second
+        for first, seconds in (
+            ("a", "cdefgilmnoqrstuwxz"), ("b", "abdefghijmnorstvwyz"),
+            ("c", "acdfghiklmnoruvwxyz"), ("d", "ejkmoz"), ("e", "cegrstu"), ("f", "ijkmor"),
+            ("g", "abdefghilmnpqrstuwy"), ("h", "kmnrtu"), ("i", "delmnoqrst"), ("j", "emop"),
+            ("k", "eghimnprwyz"), ("l", "abcikrstuvy"), ("m", "acdeghklmnopqrstuvwxyz"),
+            ("n", "acefgilopruz"), ("o", "m"), ("p", "aefghklmnrstwy"), ("q", "a"),
+            ("r", "eosuw"), ("s", "abcdeghijklmnortuvxyz"), ("t", "cdfghjklmnortvwz"),
+            ("u", "agksyz"), ("v", "aceginu"), ("w", "fs"), ("y", "et"), ("z", "amw"),
+        )
+        for second in seconds
+    ]
+)  # fmt: skip
+_HOST_PART_END = re.compile(r"[/\\?#:]")
 
 type Kind = Literal["url", "mention"]
 
@@ -425,6 +447,30 @@ def _cjk_free(host: str) -> list[str]:
         return []
     pieces = (piece.strip(_DOT_CHARS) for piece in _CJK_RUN.split(host))
     return [piece for piece in pieces if piece and _is_host_like(piece)]
+
+
+def linkable(mention: str) -> bool:
+    """Whether a linkifier renders this bare host (with its path) as a link.
+
+    Its last label must be a top-level domain linkify-it knows (or punycode), joined
+    by ASCII dots: "evil.com" and "setup.py" are links, "example.community",
+    "example。com" and "example[.]com" are not.
+    """
+    end = _HOST_PART_END.search(mention)
+    host = _DELETED_CHAR.sub("", mention[: end.start()] if end else mention).rstrip(".")
+    if not host.replace(".", "").replace("-", "").replace("_", "").isalnum():
+        return False  # defanged or full-width dots, brackets, CJK stops: not linked
+    last = host[host.rfind(".") + 1 :].lower()
+    return last in _FUZZY_TLDS or last.startswith("xn--")
+
+
+def has_deleted(text: str) -> bool:
+    """Whether ``text`` holds a character UTS #46 deletes from hosts.
+
+    Browsers delete it, markdown-it keeps it in the punycode of the link it renders:
+    the readings disagree.
+    """
+    return _DELETED_CHAR.search(text) is not None
 
 
 def _overlaps(spans: list[tuple[int, int]], start: int, end: int) -> bool:
