@@ -25,9 +25,9 @@ from typing import NamedTuple
 # A CommonMark backslash escape (any ASCII punctuation), or an HTML character reference
 # in the shape Python's html.unescape reads: the HTML5 table, numeric references with or
 # without ";" and the legacy names browsers accept without ";" (``&amp``, ``&not``).
-_REFERENCE = re.compile(
-    r"\\([!-/:-@\[-`{-~])|&(?:#[0-9]+;?|#[xX][0-9a-fA-F]+;?|[A-Za-z][A-Za-z0-9]{0,31};?)"
-)
+_CHARREF = r"&(?:#[0-9]+;?|#[xX][0-9a-fA-F]+;?|[A-Za-z][A-Za-z0-9]{0,31};?)"
+_REFERENCE_OR_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])|" + _CHARREF)
+_REFERENCE = re.compile("()" + _CHARREF)
 # URL parsers delete tabs and newlines anywhere in a URL, so a reference that decodes
 # to one (``&#x0A;`` inside a host) joins what is around it.
 _URL_DELETES = str.maketrans("", "", "\t\n\r")
@@ -40,6 +40,7 @@ _DELIMITER_ROW = re.compile(
 )
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.MULTILINE)
 _BACKTICKS = re.compile(r"`+")
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
 # In code, slashes that could start a scheme-relative link: two or more, not after ":".
 _CODE_SLASHES = re.compile(r"(?<![:\\/])[/\\]{2,}")
 _UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
@@ -101,11 +102,9 @@ def decode(text: str, *, escapes: bool) -> Decoded | None:
     segments: list[tuple[int, int, bool]] = []
     position = 0
     length = 0
-    for match in _REFERENCE.finditer(text):
+    for match in (_REFERENCE_OR_ESCAPE if escapes else _REFERENCE).finditer(text):
         escaped = match.group(1)
-        if escaped is not None and not escapes:
-            continue
-        if escaped is not None:
+        if escaped:
             value = escaped
         else:
             value = html.unescape(match.group())
@@ -192,6 +191,7 @@ def _split_table_cells(text: str, chars: list[str]) -> None:
 def _code_ranges(text: str, maybe_fence: bool) -> list[tuple[int, int]]:
     """Spans of fenced code blocks and code spans (CommonMark's pairing, approximately)."""
     ranges: list[tuple[int, int]] = []
+    fences: list[tuple[int, int]] = []
     if maybe_fence:
         position = 0
         while True:
@@ -207,19 +207,26 @@ def _code_ranges(text: str, maybe_fence: bool) -> list[tuple[int, int]]:
             ).search(text, opening.end())
             end = closing.end() if closing is not None else len(text)
             ranges.append((opening.end(), end))
+            fences.append((opening.start(), end))
             position = end
     if "`" in text:
-        ranges.extend(_code_spans(text, ranges))
+        ranges.extend(_code_spans(text, fences))
     return ranges
 
 
-def _code_spans(text: str, blocks: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Code spans: a backtick run closed by the next run of the same length."""
+def _code_spans(text: str, fences: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Code spans: a backtick run closed by the next run of the same length in the same
+    paragraph (fenced blocks and blank lines end paragraphs)."""
+    bounds = sorted(
+        [edge for fence in fences for edge in fence]
+        + [blank.start() for blank in _BLANK_LINE.finditer(text)]
+    )
     runs = [
         run
         for run in _BACKTICKS.finditer(text)
-        if not any(start <= run.start() < end for start, end in blocks)
+        if not any(start <= run.start() < end for start, end in fences)
     ]
+    paragraph = [bisect_right(bounds, run.start()) for run in runs]
     spans: list[tuple[int, int]] = []
     # For each length, the runs of that length in order: pairing stays linear.
     by_length: dict[int, list[int]] = {}
@@ -238,6 +245,9 @@ def _code_spans(text: str, blocks: list[tuple[int, int]]) -> list[tuple[int, int
             number += 1
             continue
         closer = same[position]
+        if paragraph[closer] != paragraph[number]:
+            number += 1
+            continue
         spans.append((run.end(), runs[closer].start()))
         number = closer + 1
     return spans

@@ -8,6 +8,7 @@ checked against the same list the provider was given.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -260,7 +261,7 @@ class DomainPolicy:
             for reading in decoded
         ]
         if self._mode == "allow" and len(decoded) == len(readings):
-            violations = _unless_admitted_as_decoded(violations, found)
+            violations = _unless_admitted_as_decoded(violations, found, text)
         for reading, extra in found:
             taken = _Spans(violations)
             for violation in extra:
@@ -313,12 +314,14 @@ class DomainPolicy:
         for found in finds:
             if found.kind == "mention" and link_start <= found.start < link_end:
                 continue  # the host of a link already reported, or (allowlist) in a link
-            if (
-                allow
-                and found.kind == "mention"
-                and (not linkable(found.text) or token[found.start - 1 : found.start] == "@")
-            ):
-                continue
+            if allow and found.kind == "mention":
+                if token[found.start - 1 : found.start] == "@":
+                    continue  # an e-mail address: a mailto: link, no web host
+                # The reading a linkifier links (CJK text glued to a host is cut off).
+                shown = next((reading for reading in found.readings if linkable(reading)), None)
+                if shown is None:
+                    continue
+                found = found._replace(readings=(shown,))
             if allow and found.kind == "url":
                 link_start, link_end = found.start, found.end
             verdict = verdicts.get(found.readings, _UNSEEN)
@@ -381,6 +384,9 @@ class DomainPolicy:
 
 
 _SEAM_WINDOW = 2048
+# What comes just before a URL that only a browser or a markdown renderer reads: an
+# href or src attribute value, or a markdown link destination.
+_DESTINATION_BEFORE = re.compile(r"""(?:\b(?:href|src)\s*=\s*["']?|\]\(\s*<?)$""", re.IGNORECASE)
 # How deep URLs carried inside URLs are followed (a redirector to a redirector...).
 _NESTING = 3
 
@@ -408,9 +414,14 @@ def _mapped(prose: Callable[[int, int], bool], reading: Decoded) -> Callable[[in
 
 
 def _unless_admitted_as_decoded(
-    violations: list[Violation], found: list[tuple[Decoded, list[Violation]]]
+    violations: list[Violation], found: list[tuple[Decoded, list[Violation]]], text: str
 ) -> list[Violation]:
-    """Drop what every decoded reading changed and admitted (``https://python&#46;org``)."""
+    """Drop a link in an ``href``/``src`` value or a markdown destination that every
+    decoded reading changed and admitted (``href="https://python&#46;org"``).
+
+    There, only the decoded URL is ever followed. In running text markdown-it ends a
+    bare link at a reference, so the text as written is a reading of its own.
+    """
     rendered = [
         (reading, _Spans([replace(v, span=reading.span(*v.span or (0, 0))) for v in extra]))
         for reading, extra in found
@@ -419,6 +430,8 @@ def _unless_admitted_as_decoded(
         violation
         for violation in violations
         if violation.span is None
+        or _DESTINATION_BEFORE.search(text, max(violation.span[0] - 64, 0), violation.span[0])
+        is None
         or not all(
             reading.changes(*violation.span) and not spans.overlaps(*violation.span)
             for reading, spans in rendered

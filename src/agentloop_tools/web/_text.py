@@ -117,6 +117,10 @@ _FUZZY_TLDS = frozenset(
         for second in seconds
     ]
 )  # fmt: skip
+# What may come before an e-mail address's local part (linkify-it's reading): the
+# token's start, an opening quote or parenthesis, or more of the local part. After
+# anything else ("#a.com@b.com") the local part is linked as a host of its own.
+_LOCAL_BEFORE = frozenset(["", '"', "(", *"-;:&=+$,."])
 _HOST_PART_END = re.compile(r"[/\\?#:]")
 
 type Kind = Literal["url", "mention"]
@@ -304,7 +308,7 @@ def _read_mentions(token: str, position: int, finish: int, found: list[Found]) -
         host_end = path_start if path_start != -1 else end
         # Hosts named later in this one's path are mentions of their own.
         position = host_end
-        if end < len(token) and token[end] == "@":
+        if end < len(token) and token[end] == "@" and token[start - 1 : start] in _LOCAL_BEFORE:
             continue  # an e-mail local part names no host
         if path_start != -1 or not token[end - 1].isalnum():
             end = start + _link_end(token[start:end], 0)
