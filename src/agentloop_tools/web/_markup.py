@@ -20,14 +20,18 @@ from __future__ import annotations
 import html
 import re
 from bisect import bisect_right
+from html.entities import html5
 from typing import NamedTuple
 
 # A CommonMark backslash escape (any ASCII punctuation), or an HTML character reference
 # in the shape Python's html.unescape reads: the HTML5 table, numeric references with or
 # without ";" and the legacy names browsers accept without ";" (``&amp``, ``&not``).
-_CHARREF = r"&(?:#[0-9]+;?|#[xX][0-9a-fA-F]+;?|[A-Za-z][A-Za-z0-9]{0,31};?)"
-_REFERENCE_OR_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])|" + _CHARREF)
-_REFERENCE = re.compile("()" + _CHARREF)
+_REFERENCE = re.compile(r"()&(?:#[0-9]+;?|#[xX][0-9a-fA-F]+;?|[A-Za-z][A-Za-z0-9]{0,31};?)")
+# CommonMark: a backslash escape, or a reference that ends in ";" (numeric ones of at
+# most 7 decimal or 6 hexadecimal digits, named ones from the HTML5 table).
+_ESCAPE_OR_REFERENCE = re.compile(
+    r"\\([!-/:-@\[-`{-~])|&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|([A-Za-z][A-Za-z0-9]{0,31}));"
+)
 # URL parsers delete tabs and newlines anywhere in a URL, so a reference that decodes
 # to one (``&#x0A;`` inside a host) joins what is around it.
 _URL_DELETES = str.maketrans("", "", "\t\n\r")
@@ -84,28 +88,32 @@ class Decoded(NamedTuple):
         return False
 
 
-def decode(text: str, *, escapes: bool) -> Decoded | None:
+def decode(text: str, *, commonmark: bool) -> Decoded | None:
     """``text`` with character references decoded, or None if decoding changes nothing.
 
     Args:
         text: the text as written.
-        escapes: also decode CommonMark backslash escapes (markdown text; raw HTML
-            attributes keep their backslashes, which a browser reads as slashes).
+        commonmark: decode as CommonMark does markdown text (backslash escapes, and
+            only references that end in ";"), else as a browser does HTML (every
+            reference ``html.unescape`` reads, backslashes kept: a browser reads them
+            as slashes in a URL).
 
     Decoding happens everywhere, code included: a copied snippet is decoded by whatever
     renders it next.
     """
-    if "&" not in text and not (escapes and "\\" in text):
+    if "&" not in text and not (commonmark and "\\" in text):
         return None
     pieces: list[str] = []
     starts: list[int] = []
     segments: list[tuple[int, int, bool]] = []
     position = 0
     length = 0
-    for match in (_REFERENCE_OR_ESCAPE if escapes else _REFERENCE).finditer(text):
+    for match in (_ESCAPE_OR_REFERENCE if commonmark else _REFERENCE).finditer(text):
         escaped = match.group(1)
         if escaped:
             value = escaped
+        elif commonmark and match.group(2) and match.group()[1:] not in html5:
+            continue  # CommonMark decodes only names in the table, with their ";"
         else:
             value = html.unescape(match.group())
             if value == match.group():

@@ -25,7 +25,7 @@ from agentloop_tools.web._search import native_web_search
 from agentloop_tools.web._text import (
     Found,
     has_deleted,
-    linkable,
+    linked_reading,
     read_token,
     split_attributes,
     tokens,
@@ -249,20 +249,24 @@ class DomainPolicy:
         violations = self._scan_text(shown, index, prose)
         if shown is not text:
             violations = [_respelled(violation, text) for violation in violations]
-        # Raw HTML keeps backslashes; markdown text decodes them as escapes.
-        readings = [decode(shown, escapes=False)]
-        if "\\" in shown:
-            readings.append(decode(shown, escapes=True))
-        decoded = [reading for reading in readings if reading is not None]
-        if not decoded:
+        # A browser decodes HTML (every reference, backslashes kept); CommonMark decodes
+        # markdown (escapes, references ending in ";"). The same text is scanned once.
+        browser = decode(shown, commonmark=False)
+        commonmark = decode(shown, commonmark=True)
+        if commonmark is not None and browser is not None and commonmark.text == browser.text:
+            commonmark = browser
+        found: dict[int, tuple[Decoded, list[Violation]]] = {}
+        for reading in (browser, commonmark):
+            if reading is not None and id(reading) not in found:
+                scanned = self._scan_text(reading.text, index, _mapped(prose, reading))
+                found[id(reading)] = (reading, scanned)
+        if not found:
             return violations
-        found = [
-            (reading, self._scan_text(reading.text, index, _mapped(prose, reading)))
-            for reading in decoded
-        ]
-        if self._mode == "allow" and len(decoded) == len(readings):
-            violations = _unless_admitted_as_decoded(violations, found, text)
-        for reading, extra in found:
+        if self._mode == "allow":
+            violations = _unless_admitted_as_decoded(
+                violations, text, found.get(id(browser)), found.get(id(commonmark))
+            )
+        for reading, extra in found.values():
             taken = _Spans(violations)
             for violation in extra:
                 assert violation.span is not None
@@ -317,8 +321,7 @@ class DomainPolicy:
             if allow and found.kind == "mention":
                 if token[found.start - 1 : found.start] == "@":
                     continue  # an e-mail address: a mailto: link, no web host
-                # The reading a linkifier links (CJK text glued to a host is cut off).
-                shown = next((reading for reading in found.readings if linkable(reading)), None)
+                shown = linked_reading(found)
                 if shown is None:
                     continue
                 found = found._replace(readings=(shown,))
@@ -414,29 +417,45 @@ def _mapped(prose: Callable[[int, int], bool], reading: Decoded) -> Callable[[in
 
 
 def _unless_admitted_as_decoded(
-    violations: list[Violation], found: list[tuple[Decoded, list[Violation]]], text: str
+    violations: list[Violation],
+    text: str,
+    browser: tuple[Decoded, list[Violation]] | None,
+    commonmark: tuple[Decoded, list[Violation]] | None,
 ) -> list[Violation]:
-    """Drop a link in an ``href``/``src`` value or a markdown destination that every
-    decoded reading changed and admitted (``href="https://python&#46;org"``).
+    """Drop a link only its decoded form of which is followed, when that form is admitted.
 
-    There, only the decoded URL is ever followed. In running text markdown-it ends a
-    bare link at a reference, so the text as written is a reading of its own.
+    In an ``href``/``src`` value the browser decodes every reference; in a markdown link
+    destination CommonMark decodes escapes and references ending in ";". Elsewhere the
+    text as written is a reading of its own: markdown-it ends a bare link at a
+    reference, and leaves references in autolinks alone.
     """
-    rendered = [
-        (reading, _Spans([replace(v, span=reading.span(*v.span or (0, 0))) for v in extra]))
-        for reading, extra in found
-    ]
-    return [
-        violation
-        for violation in violations
-        if violation.span is None
-        or _DESTINATION_BEFORE.search(text, max(violation.span[0] - 64, 0), violation.span[0])
-        is None
-        or not all(
-            reading.changes(*violation.span) and not spans.overlaps(*violation.span)
-            for reading, spans in rendered
-        )
-    ]
+    readers = {
+        kind: (reading, _Spans([replace(v, span=reading.span(*v.span or (0, 0))) for v in extra]))
+        for kind, pair in (("attribute", browser), ("destination", commonmark))
+        if pair is not None
+        for reading, extra in (pair,)
+    }
+    kept = []
+    for violation in violations:
+        if violation.span is not None:
+            start, end = violation.span
+            before = _DESTINATION_BEFORE.search(text, max(start - 64, 0), start)
+            kind = (
+                None
+                if before is None
+                else "destination"
+                if before.group()[0] == "]"
+                else "attribute"
+            )
+            reader = readers.get(kind) if kind is not None else None
+            if (
+                reader is not None
+                and reader[0].changes(start, end)
+                and not reader[1].overlaps(start, end)
+            ):
+                continue
+        kept.append(violation)
+    return kept
 
 
 def _respelled(violation: Violation, text: str) -> Violation:

@@ -35,12 +35,9 @@ _SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0
 _BEFORE_SCHEME_RELATIVE = frozenset("([<'=*_~|,")
 _NOT_BEFORE_WWW = _SCHEME_CHARS | frozenset("/@\\")
 _AUTHORITY_END = re.compile(r"[/\\?#]")
+_PLAIN_WORD = re.compile(r"[\w-]*")
 _SLASH_RUN = re.compile(r"[/\\]{2,}")
 _IPV4_PART = re.compile(r"0[xX][0-9A-Fa-f]*|[0-9]+")
-# What GFM's autolinker ends a domain at: anything but ASCII letters, digits and the
-# few characters an authority may hold (userinfo, port, IPv6 brackets, escapes).
-_HOST_STOP = re.compile(r"[^A-Za-z0-9._~%:@\[\]!$&'()*+,;=-]")
-
 # CJK and full-width punctuation ends a link: Chinese and Japanese text puts no
 # space between a URL and the next word. Full stops stay: inside a host they
 # are label separators to IDNA.
@@ -67,6 +64,10 @@ _DELETED = (
     "\U0001d173-\U0001d17a\U000e0100-\U000e01ef"
 )
 _LABEL_CHARS = rf"[\w\-{_DELETED}]"
+# What GFM's autolinker ends a domain at: anything but ASCII letters, digits and the
+# few characters an authority may hold (userinfo, port, IPv6 brackets, escapes).
+# Characters UTS #46 deletes do not end it: linkifiers keep them in the host.
+_HOST_STOP = re.compile(rf"[^A-Za-z0-9._~%:@\[\]!$&'()*+,;={_DELETED}-]")
 _DELETED_CHAR = re.compile(f"[{_DELETED}]")
 _DELETED_RANGES = [
     (match.group(1), match.group(2) or match.group(1))
@@ -120,6 +121,7 @@ _FUZZY_TLDS = frozenset(
 # What may come before an e-mail address's local part (linkify-it's reading): the
 # token's start, an opening quote or parenthesis, or more of the local part. After
 # anything else ("#a.com@b.com") the local part is linked as a host of its own.
+_EMAIL_NAME = re.compile(r"[A-Za-z0-9_.;:&=+$,-]+")
 _LOCAL_BEFORE = frozenset(["", '"', "(", *"-;:&=+$,."])
 _HOST_PART_END = re.compile(r"[/\\?#:]")
 
@@ -230,8 +232,12 @@ def _read_token(token: str, mentions: bool, found: list[Found]) -> None:
             end = _link_end(token, start)
             if authority_start >= end:
                 continue  # a scheme alone ("https:") is not a link
-            if token[start] in "/\\" and not _dotted_authority(token, authority_start, end):
-                continue  # "//comment" in code is not a link to a host named "comment"
+            if (
+                token[start] in "/\\"
+                and "\\" not in token[start:authority_start]
+                and not _dotted_authority(token, authority_start, end)
+            ):
+                continue  # "//comment" is not a link to a host named "comment"
             link_end = end
             _add_link(token, start, end, authority_start, authorities, found)
     if mentions:
@@ -308,7 +314,12 @@ def _read_mentions(token: str, position: int, finish: int, found: list[Found]) -
         host_end = path_start if path_start != -1 else end
         # Hosts named later in this one's path are mentions of their own.
         position = host_end
-        if end < len(token) and token[end] == "@" and token[start - 1 : start] in _LOCAL_BEFORE:
+        if (
+            end < len(token)
+            and token[end] == "@"
+            and token[start - 1 : start] in _LOCAL_BEFORE
+            and _EMAIL_NAME.fullmatch(token, start, end)
+        ):
             continue  # an e-mail local part names no host
         if path_start != -1 or not token[end - 1].isalnum():
             end = start + _link_end(token[start:end], 0)
@@ -360,9 +371,10 @@ def _link_starts(token: str) -> list[tuple[int, int]]:
 
 
 def _dotted_authority(token: str, start: int, end: int) -> bool:
+    """Whether the authority after "//" is more than one plain word ("//comment")."""
     authority = _AUTHORITY_END.search(token, start, end)
     host = token[start : authority.start() if authority else end]
-    return "." in host or "[" in host
+    return _PLAIN_WORD.fullmatch(host) is None
 
 
 def _link_end(token: str, start: int) -> int:
@@ -466,6 +478,17 @@ def linkable(mention: str) -> bool:
         return False  # defanged or full-width dots, brackets, CJK stops: not linked
     last = host[host.rfind(".") + 1 :].lower()
     return last in _FUZZY_TLDS or last.startswith("xn--")
+
+
+def linked_reading(found: Found) -> str | None:
+    """The reading of a bare host a linkifier renders as a link, or None if it links none.
+
+    A linkifier takes CJK text glued before a host into the link ("访问example.com" is
+    one punycode host) and stops at an ideographic full stop; without such a link, the
+    host read without the CJK text is tried.
+    """
+    glued = _CJK_FULL_STOP.split(found.readings[0], maxsplit=1)[0]
+    return next((reading for reading in (glued, *found.readings[1:]) if linkable(reading)), None)
 
 
 def has_deleted(text: str) -> bool:
