@@ -37,10 +37,9 @@ _ESCAPE_OR_REFERENCE = re.compile(
 _URL_DELETES = str.maketrans("", "", "\t\n\r")
 
 # A GFM delimiter row: cells of dashes with optional colons, at least one pipe.
+_CELL = r"[ \t]*:?-+:?[ \t]*"
 _DELIMITER_ROW = re.compile(
-    r"^ {0,3}(?:\|[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?"
-    r"|:?-+:?[ \t]*\|(?:[ \t]*:?-+:?[ \t]*\|?)*)[ \t]*\r?$",
-    re.MULTILINE,
+    rf"^ {{0,3}}\|?{_CELL}(?:\|{_CELL})*(?:\|[ \t]*)?\r?$", re.MULTILINE
 )
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.MULTILINE)
 _BACKTICKS = re.compile(r"`+")
@@ -211,7 +210,7 @@ def _code_ranges(text: str, maybe_fence: bool) -> list[tuple[int, int]]:
                 position = opening.end()  # a backtick fence's info string has no backtick
                 continue
             closing = re.compile(
-                rf"^ {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$", re.MULTILINE
+                rf"^ {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}[ \t]*\r?$", re.MULTILINE
             ).search(text, opening.end())
             end = closing.end() if closing is not None else len(text)
             ranges.append((opening.end(), end))
@@ -222,6 +221,11 @@ def _code_ranges(text: str, maybe_fence: bool) -> list[tuple[int, int]]:
     return ranges
 
 
+def _inside(ranges: list[tuple[int, int]], starts: list[int], position: int) -> bool:
+    index = bisect_right(starts, position) - 1
+    return index >= 0 and position < ranges[index][1]
+
+
 def _code_spans(text: str, fences: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Code spans: a backtick run closed by the next run of the same length in the same
     paragraph (fenced blocks and blank lines end paragraphs)."""
@@ -229,10 +233,9 @@ def _code_spans(text: str, fences: list[tuple[int, int]]) -> list[tuple[int, int
         [edge for fence in fences for edge in fence]
         + [blank.start() for blank in _BLANK_LINE.finditer(text)]
     )
+    fence_starts = [start for start, _ in fences]
     runs = [
-        run
-        for run in _BACKTICKS.finditer(text)
-        if not any(start <= run.start() < end for start, end in fences)
+        run for run in _BACKTICKS.finditer(text) if not _inside(fences, fence_starts, run.start())
     ]
     paragraph = [bisect_right(bounds, run.start()) for run in runs]
     spans: list[tuple[int, int]] = []

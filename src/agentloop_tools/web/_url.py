@@ -216,6 +216,8 @@ def nested_urls(url: str) -> list[str]:
     ``https://good.com/r?to=https%3A%2F%2Fevil.com%2F`` carries ``https://evil.com/``:
     escapes are decoded (twice at most, for double-encoded targets).
     """
+    if "%" not in url and url.find(":", url.find(":") + 1) == -1:
+        return []  # no second scheme, escaped or not
     scheme = _SCHEME_SLASHES.match(url)
     authority_end = _AUTHORITY_END.search(url, scheme.end() if scheme is not None else 0)
     if authority_end is None:
