@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from html.parser import HTMLParser
 
+from ada_url import join_url, parse_url
 from agentloop import Transcript
 from agentloop.transcript import TextPart
-from ada_url import join_url, parse_url
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt

@@ -38,9 +38,7 @@ _URL_DELETES = str.maketrans("", "", "\t\n\r")
 
 # A GFM delimiter row: cells of dashes with optional colons, at least one pipe.
 _CELL = r"[ \t]*:?-+:?[ \t]*"
-_DELIMITER_ROW = re.compile(
-    rf"^ {{0,3}}\|?{_CELL}(?:\|{_CELL})*(?:\|[ \t]*)?\r?$", re.MULTILINE
-)
+_DELIMITER_ROW = re.compile(rf"^ {{0,3}}\|?{_CELL}(?:\|{_CELL})*(?:\|[ \t]*)?\r?$", re.MULTILINE)
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.MULTILINE)
 _BACKTICKS = re.compile(r"`+")
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")

@@ -82,7 +82,9 @@ def per_page(violations: Iterable[Violation]) -> list[PageViolation]:
     groups: dict[str, list[Violation]] = {}
     pending: list[tuple[str, Violation]] = []
     hosts: dict[tuple[int, str], str] = {}
-    for violation in violations:
+    order: dict[int, int] = {}
+    for position, violation in enumerate(violations):
+        order[id(violation)] = position
         location = locate(violation.url)
         if location is not None and _host_only(violation):
             pending.append((location.host, violation))
@@ -97,11 +99,14 @@ def per_page(violations: Iterable[Violation]) -> list[PageViolation]:
         if key is None:
             key = f"mention:{host}:{violation.message_index}"
         groups[key].append(violation)
-    return [_page(members) for members in groups.values() if members]
+    return [
+        _page(sorted(members, key=lambda violation: order[id(violation)]))
+        for members in groups.values()
+        if members
+    ]
 
 
-def _page(members: Sequence[Violation]) -> PageViolation:
-    ordered = sorted(members, key=lambda violation: violation.message_index)
+def _page(ordered: Sequence[Violation]) -> PageViolation:
     clean = [without_tracking(violation.url) for violation in ordered]
     shown = next((url for url, v in zip(clean, ordered, strict=True) if url == v.url), clean[0])
     where = tuple(dict.fromkeys(violation.where for violation in ordered))

@@ -266,16 +266,25 @@ class DomainPolicy:
             violations = _unless_admitted_as_decoded(
                 violations, text, found.get(id(browser)), found.get(id(commonmark))
             )
-        for reading, extra in found.values():
-            taken = _Spans(violations)
+        # Where readings overlap, the one that covers the most of the text is reported:
+        # the decoded "&#104;ttps://evil.example/" rather than "evil.example/".
+        candidates = [(violation, 0) for violation in violations]
+        for rank, (reading, extra) in enumerate(found.values(), start=1):
             for violation in extra:
                 assert violation.span is not None
                 start, end = reading.span(*violation.span)
-                if not taken.overlaps(start, end):
-                    moved = replace(violation, url=text[start:end], span=(start, end))
-                    violations.append(moved)
-        violations.sort(key=lambda violation: violation.span or (0, 0))
-        return violations
+                moved = replace(violation, url=text[start:end], span=(start, end))
+                candidates.append((moved, rank))
+        candidates.sort(key=_widest_first)
+        kept: list[Violation] = []
+        reach = -1
+        for violation, _ in candidates:
+            assert violation.span is not None
+            start, end = violation.span
+            if start >= reach:  # overlapping readings of one link are one finding
+                kept.append(violation)
+                reach = end
+        return kept
 
     def _scan_text(
         self, text: str, index: int, prose: Callable[[int, int], bool]
@@ -456,6 +465,12 @@ def _unless_admitted_as_decoded(
                 continue
         kept.append(violation)
     return kept
+
+
+def _widest_first(candidate: tuple[Violation, int]) -> tuple[int, int, int]:
+    violation, rank = candidate
+    start, end = violation.span or (0, 0)
+    return start, -end, rank
 
 
 def _respelled(violation: Violation, text: str) -> Violation:

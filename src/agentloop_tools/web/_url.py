@@ -51,7 +51,7 @@ _RFC_HOST = re.compile(r"\[[^\]]*\]|[^:@]*")
 _NESTED = re.compile(r"(?i)(?<![A-Za-z0-9+.\-])(?:https?|ftp|wss?):[/\\]{2}[^&\s]+")
 _SCHEME_SLASHES = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:[/\\]*")
 _AUTHORITY_END = re.compile(r"[/\\?#]")
-_ESCAPED_SCHEME = re.compile(r"(?i):?%3A|%2F|%5C")
+_ESCAPED_SCHEME = re.compile(r"(?i)%25|%3A|%2F|%5C")
 # IPv6 forms that carry an IPv4 address in their last 32 bits and reach it:
 # IPv4-mapped (::ffff:0:0/96), IPv4-compatible (::/96, deprecated but routed by some
 # stacks) and the NAT64 well-known prefix (64:ff9b::/96).
@@ -154,7 +154,15 @@ def parse(url_or_host: str) -> Location | None:
     try:
         parts = parse_url(url, attributes=_ATTRIBUTES)
     except ValueError:
-        return _lenient(url)
+        lenient = _lenient(url)
+        if lenient is None:
+            # Nothing a browser reads; an HTTP client may still read a host.
+            hosts = rfc3986_hosts(url)
+            if not hosts:
+                return None
+            is_ip = hosts[0].startswith("[") or hosts[0].replace(".", "").isdigit()
+            return Location(hosts[0], "/", is_ip, False, tuple(hosts[1:]))
+        return _with_other_readings(lenient, url)
     hostname = parts["hostname"]
     if not hostname:
         return None
