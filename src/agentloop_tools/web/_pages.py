@@ -95,10 +95,8 @@ def per_page(violations: Iterable[Violation]) -> list[PageViolation]:
         if location is not None:
             hosts.setdefault((violation.message_index, location.host), key)
     for host, violation in pending:
-        key = hosts.get((violation.message_index, host))
-        if key is None:
-            key = f"mention:{host}:{violation.message_index}"
-        groups[key].append(violation)
+        own = f"mention:{host}:{violation.message_index}"
+        groups[hosts.get((violation.message_index, host), own)].append(violation)
     return [
         _page(sorted(members, key=lambda violation: order[id(violation)]))
         for members in groups.values()
