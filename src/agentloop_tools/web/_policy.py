@@ -330,6 +330,8 @@ class DomainPolicy:
             if allow and found.kind == "mention":
                 if token[found.start - 1 : found.start] == "@":
                     continue  # an e-mail address: a mailto: link, no web host
+                if token.startswith("](", found.end):
+                    continue  # link text: renderers link the destination, not the text
                 shown = linked_reading(found)
                 if shown is None:
                     continue
