@@ -155,6 +155,8 @@ def answers(draw: st.DrawFn) -> str:
                 "```sh\ncurl {u}\n```",
                 "Run `{u}` to check.",
                 "请访问{u}。谢谢",
+                "[{u}](https://good.example.com/)",
+                "[see {u}][ref]\n\n[ref]: https://good.example.com/",
             ]
         )
     )
@@ -162,7 +164,8 @@ def answers(draw: st.DrawFn) -> str:
     return before + shape.replace("{u}", written)
 
 
-@settings(max_examples=600, deadline=None)
+# At least 600 examples, more under a longer profile (HYPOTHESIS_PROFILE=thorough).
+@settings(max_examples=max(600, settings.default.max_examples), deadline=None)
 @given(answer=answers())
 @example(answer='<a href="https://evil&#46;com/">x</a>')
 @example(answer="[x](https://good.example.com\\@evil.com/)")
