@@ -165,7 +165,7 @@ def answers(draw: st.DrawFn) -> str:
 
 
 # At least 600 examples, more under a longer profile (HYPOTHESIS_PROFILE=thorough).
-@settings(max_examples=max(600, settings.default.max_examples), deadline=None)
+@settings(max_examples=max(600, settings().max_examples), deadline=None)
 @given(answer=answers())
 @example(answer='<a href="https://evil&#46;com/">x</a>')
 @example(answer="[x](https://good.example.com\\@evil.com/)")
