@@ -371,10 +371,16 @@ def _link_starts(token: str) -> list[tuple[int, int]]:
 
 
 def _dotted_authority(token: str, start: int, end: int) -> bool:
-    """Whether the authority after "//" is more than one plain word ("//comment")."""
+    """Whether the authority after "//" is more than one plain word ("//comment").
+
+    "localhost" is the one word linkifiers link after "//".
+    """
     authority = _AUTHORITY_END.search(token, start, end)
     host = token[start : authority.start() if authority else end]
-    return _PLAIN_WORD.fullmatch(host) is None
+    if "@" in host:
+        return True  # userinfo: the host follows it
+    host = host.partition(":")[0]  # "//TODO:fix" is a comment too
+    return _PLAIN_WORD.fullmatch(host) is None or host.lower() == "localhost"
 
 
 def _link_end(token: str, start: int) -> int:
