@@ -103,6 +103,9 @@ HOSTS = st.sampled_from(
         "ev\ufe0fil.com",
         "ev\u200bil.com",
         "evil.com:443",
+        "localhost",
+        "evil.com.",
+        "EVIL.COM",
     ]
 )
 SCHEMES = st.sampled_from(
