@@ -208,11 +208,10 @@ def test_evidence_lists_sources_and_citations_per_turn() -> None:
     assert result.stdout.splitlines() == [
         str(OPENAI_DEMO),
         "  turn at interaction 0: What changed in Python 3.13's interactive interpreter?",
-        "    sources (4):",
+        # One page, one line: the ?utm_source=openai variants are the same pages (issue 7).
+        "    sources (2):",
         "      - https://docs.python.org/3/whatsnew/3.13.html",
         "      - https://medium.com/@pydev/python-3-13-repl-tour-5f1e",
-        "      - https://docs.python.org/3/whatsnew/3.13.html?utm_source=openai",
-        "      - https://medium.com/@pydev/python-3-13-repl-tour-5f1e?utm_source=openai",
         "    citations (2):",
         "      - https://docs.python.org/3/whatsnew/3.13.html?utm_source=openai",
         "      - https://medium.com/@pydev/python-3-13-repl-tour-5f1e?utm_source=openai",
