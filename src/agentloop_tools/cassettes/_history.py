@@ -20,11 +20,20 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentloop.transcript import Message, TextPart, ToolCallPart, ToolResultPart
+from agentloop.transcript import TextPart, ToolCallPart, ToolResultPart
 
 # What a tool result is named when the request does not say (Anthropic results carry
 # only the call's id, and the call may not be in the request).
 UNKNOWN_TOOL = "unknown"
+
+
+@dataclass(slots=True)
+class Said:
+    """One message of the request: its role and the parts read from it (maybe none:
+    an assistant message of hosted-tool blocks still marks where the model spoke)."""
+
+    role: str
+    parts: list[Any] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -37,7 +46,7 @@ class History:
         readable: False when the body holds no conversation at all (empty, ``{}``).
     """
 
-    messages: list[Message] = field(default_factory=list)
+    messages: list[Said] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     readable: bool = True
 
@@ -80,7 +89,7 @@ def read_history(api: str, body: Any) -> History:
         history.readable = False
         return history
     if api == "openai" and isinstance(turns, str):
-        history.messages.append(Message(role="user", content=(TextPart(text=turns),)))
+        history.messages.append(Said("user", [TextPart(text=turns)]))
         return history
     if not isinstance(turns, list):
         history.problems.append(
@@ -100,15 +109,17 @@ class _Builder:
         self.history = history
         self.names: dict[str, str] = {}
 
+    def open(self, role: str) -> None:
+        """Start a message of ``role`` unless the last one has that role already."""
+        messages = self.history.messages
+        if not messages or messages[-1].role != role:
+            messages.append(Said(role))
+
     def add(self, role: str, part: Any) -> None:
         if isinstance(part, ToolCallPart):
             self.names.setdefault(part.id, part.tool_name)
-        messages = self.history.messages
-        if messages and messages[-1].role == role:
-            last = messages[-1]
-            messages[-1] = Message(role=last.role, content=(*last.content, part))
-        else:
-            messages.append(Message(role=role, content=(part,)))  # type: ignore[arg-type]
+        self.open(role)
+        self.history.messages[-1].parts.append(part)
 
     def result(self, call_id: Any, name: Any, content: str, is_error: bool, where: str) -> None:
         if not isinstance(call_id, str) or not call_id:
@@ -142,6 +153,7 @@ def _anthropic(turns: list[Any], history: History) -> None:
         content = turn.get("content")
         if role not in ("user", "assistant"):
             continue
+        build.open(role)
         if isinstance(content, str):
             build.add(role, TextPart(text=content))
             continue
@@ -182,7 +194,11 @@ def _responses(turns: list[Any], history: History) -> None:
             if not ok:
                 history.problems.append(f"{where} (a tool result) has output of no known form")
             build.result(item.get("call_id"), None, text, _looks_like_error(text), where)
+        elif role is None and isinstance(kind, str) and kind != "item_reference":
+            # An output item replayed (reasoning, a hosted tool call): the model's turn.
+            build.open("assistant")
         elif role in ("user", "assistant") and kind in (None, "message"):
+            build.open(role)
             text, _ = _text_of(item.get("content"))
             if text:
                 build.add(role, TextPart(text=text))
@@ -207,6 +223,7 @@ def _chat(turns: list[Any], history: History) -> None:
             text, _ = _text_of(turn.get("content"))
             build.add("user", TextPart(text=text))
         elif role == "assistant":
+            build.open("assistant")
             text, _ = _text_of(turn.get("content"))
             if text:
                 build.add("assistant", TextPart(text=text))

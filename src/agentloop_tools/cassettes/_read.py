@@ -23,7 +23,7 @@ from agentloop.provider import ModelRequest, StopReason
 from agentloop.transcript import Message, TextPart, ToolCallPart, ToolResultPart
 
 from agentloop_tools.cassettes import _format
-from agentloop_tools.cassettes._history import History, read_history
+from agentloop_tools.cassettes._history import History, Said, read_history
 from agentloop_tools.cassettes._load import InputError, load_json, read_text
 from agentloop_tools.cassettes._matching import _last_user_text
 from agentloop_tools.cassettes._sse import StreamError, is_stream, rebuild
@@ -268,13 +268,15 @@ class _Conversation:
         tail: list[Any] = []
         if history.readable:
             earlier, latest = _split(history.messages)
-            # Calls and results from before the last answer that no recorded response
-            # showed (a conversation resumed from saved history): evidence all the same.
-            for message in earlier:
-                parts = [part for part in message.content if self._unseen(part)]
+            # What came before the last answer: the whole of it when the conversation
+            # starts here (resumed from saved history), else the calls and results no
+            # recorded response showed. Evidence all the same.
+            fresh = not messages
+            for said in earlier:
+                parts = [part for part in said.parts if fresh or self._unseen(part)]
                 if parts:
-                    self._append(message.role, parts, index)
-            tail = [part for message in latest for part in message.content]
+                    self._append(said.role, parts, index)
+            tail = [part for said in latest for part in said.parts]
         content = response.content if response is not None else ()
         if not tail:
             if not content:
@@ -317,9 +319,9 @@ class _Conversation:
                 self.results.add(part.call_id)
 
 
-def _split(messages: list[Message]) -> tuple[list[Message], list[Message]]:
+def _split(messages: list[Said]) -> tuple[list[Said], list[Said]]:
     """The messages up to the last assistant message, and the user messages after it."""
-    last = max((i for i, m in enumerate(messages) if m.role == "assistant"), default=-1)
+    last = max((i for i, said in enumerate(messages) if said.role == "assistant"), default=-1)
     return messages[: last + 1], messages[last + 1 :]
 
 
