@@ -171,21 +171,23 @@ def test_audit_of_the_cassette_matches_the_live_audit(
 ) -> None:
     live, cassettes = recorded
     expected = [
-        (v.where, v.url, v.rule)
+        (v.where, v.url, v.rule, v.message_index)
         for transcript in live_transcripts(live, provider)
         for v in AUDITED.audit(transcript)
     ]
     # Every client-side kind is there, so the comparison cannot pass vacuously.
-    assert {where for where, _, _ in expected} >= {"tool-call", "tool-result", "redirect", "text"}
-    assert ("tool-result", "https://medium.com/@someone/repl", None) in expected
-    assert ("redirect", "https://mirror.example/moved", None) in expected
-    assert ("tool-result", "https://evil.example/python", None) in expected
+    assert {where for where, *_ in expected} >= {"tool-call", "tool-result", "redirect", "text"}
+    assert ("tool-result", "https://medium.com/@someone/repl", None, 2) in expected
+    assert ("redirect", "https://mirror.example/moved", None, 2) in expected
+    assert ("tool-result", "https://evil.example/python", None, 2) in expected
 
     result = run("audit", cassettes[provider], "--allow", "python.org", "--format", "json")
     assert result.returncode == 1, result.stdout + result.stderr
     [audited] = json.loads(result.stdout)["files"]
     assert audited["problems"] == [], "search and page traffic is not a problem"
-    assert [(v["where"], v["url"], v["rule"]) for v in audited["violations"]] == expected
+    found = [(v["where"], v["url"], v["rule"], v["message_index"]) for v in audited["violations"]]
+    assert found == expected
+    assert audited["transcripts"] == 2, "one per agent.run"
     tool_results = [v for v in audited["violations"] if v["where"] == "tool-result"]
     assert all(v["interaction"] is not None for v in tool_results), "named by the request"
 

@@ -93,11 +93,12 @@ class Reader:
         )
 
     def cassette(self, path: str | Path) -> Reading:
-        """The conversation a cassette recorded, one transcript per cassette.
+        """The conversations a cassette recorded, one transcript each.
 
-        Each model call adds the tool results its request carried (what client-side
-        tools returned) and then its response, so the transcript has the messages the
-        live run had.
+        A request that carries no answer of the model starts a new conversation (an
+        ``agent.run``); one that cannot be read continues the last. Each model call
+        adds the tool results its request carried (what client-side tools returned)
+        and then its response, so each transcript has the messages the live run had.
         """
         reading = Reading(str(path))
         try:
@@ -148,10 +149,11 @@ class Reader:
                 reading.skipped += 1
             else:
                 response = outcome.response
+            if build.transcript.messages and _starts_anew(history):
+                _keep(build, reading)
+                build = _Conversation()
             build.add(index, history, outcome.asked, response)
-        if build.transcript.messages:
-            reading.transcripts.append(build.transcript)
-            reading.interactions.append(build.sources)
+        _keep(build, reading)
         return reading
 
     def _interaction(self, interaction: dict[str, Any]) -> _Call | object | str | None:
@@ -317,6 +319,20 @@ class _Conversation:
                 self.calls.add(part.id)
             elif isinstance(part, ToolResultPart):
                 self.results.add(part.call_id)
+
+
+def _starts_anew(history: History) -> bool:
+    """Whether a request starts a new conversation: it carries no answer of the model.
+
+    Each ``agent.run`` in a test is its own transcript, so it is its own here too.
+    """
+    return history.readable and not any(said.role == "assistant" for said in history.messages)
+
+
+def _keep(build: _Conversation, reading: Reading) -> None:
+    if build.transcript.messages:
+        reading.transcripts.append(build.transcript)
+        reading.interactions.append(build.sources)
 
 
 def _split(messages: list[Said]) -> tuple[list[Said], list[Said]]:
