@@ -188,6 +188,7 @@ def _add_output(parser: argparse.ArgumentParser) -> None:
 class FileAudit:
     path: str
     transcripts: int = 0
+    tool_requests: int = 0
     violations: list[dict[str, Any]] = field(default_factory=list)
     problems: list[dict[str, Any]] = field(default_factory=list)
 
@@ -206,6 +207,7 @@ def _audit(args: argparse.Namespace) -> int:
         try:
             reading = reader.read(path)
             audit.transcripts = len(reading.transcripts)
+            audit.tool_requests = reading.tool_traffic
             audit.problems = [_problem(problem) for problem in reading.problems]
             for transcript, interactions in zip(
                 reading.transcripts, reading.interactions, strict=True
@@ -302,6 +304,7 @@ def _audit_json(audits: list[FileAudit], policy: Any, origin: str, out: TextIO) 
             {
                 "path": audit.path,
                 "transcripts": audit.transcripts,
+                "tool_requests": audit.tool_requests,
                 "violations": audit.violations,
                 "problems": audit.problems,
             }
@@ -429,6 +432,7 @@ def _evidence_of(reader: Any, path: Path) -> dict[str, Any]:
     return {
         "path": str(path),
         "turns": turns,
+        "tool_requests": reading.tool_traffic,
         "problems": [_problem(problem) for problem in reading.problems],
     }
 
@@ -482,7 +486,9 @@ def _evidence_table(files: list[dict[str, Any]], out: TextIO) -> None:
             out.write(f"    citations ({len(turn['citations'])}):\n")
             out.writelines(f"      - {c['url']}\n" for c in turn["citations"])
         if not file["turns"] and not file["problems"]:
-            out.write("  no model turns\n")
+            skipped = file.get("tool_requests", 0)
+            note = f" ({skipped} search or page request(s), not model traffic)" if skipped else ""
+            out.write(f"  no model turns{note}\n")
         for problem in file["problems"]:
             out.write(f"  could not read {_where(problem)}: {problem['reason']}\n")
 

@@ -15,7 +15,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from agentloop.transcript import from_jsonl
@@ -231,3 +231,55 @@ def test_evidence_of_a_saved_transcript_includes_the_tool_results(
     assert turn["message_index"] == 0
     assert turn["last_message_index"] == len(transcript.messages) - 1
     assert turn["interaction"] is None
+
+
+def test_evidence_turns_run_from_prompt_to_prompt_in_a_saved_transcript(tmp_path: Path) -> None:
+    from agentloop.transcript import (
+        Message,
+        TextPart,
+        ToolCallPart,
+        ToolResultPart,
+        to_jsonl,
+    )
+
+    from agentloop_tools.web import SearchHit
+    from agentloop_tools.web._fetch_record import header
+    from agentloop_tools.web._render import render_results
+
+    results = render_results(
+        [SearchHit(title="Whatsnew", url="https://docs.python.org/3/whatsnew/", snippet="")]
+    )
+    page = header("https://docs.python.org/3/tutorial/", [], "Tutorial", []) + "\n\nText."
+
+    def say(role: Literal["user", "assistant"], *parts: Any) -> Message:
+        return Message(role=role, content=parts)
+
+    messages = [
+        say("user", TextPart(text="First?")),
+        say("assistant", ToolCallPart(id="c1", tool_name="web_search", arguments={})),
+        say("user", ToolResultPart(call_id="c1", tool_name="web_search", content=results)),
+        say("assistant", TextPart(text="One.")),
+        say("user", TextPart(text="Second?")),
+        say("assistant", ToolCallPart(id="c2", tool_name="web_fetch", arguments={})),
+        say("user", ToolResultPart(call_id="c2", tool_name="web_fetch", content=page)),
+        say("assistant", TextPart(text="Two.")),
+    ]
+    path = tmp_path / "run.jsonl"
+    path.write_text(to_jsonl(messages))
+    result = run("evidence", path, "--format", "json")
+    assert result.returncode == 0, result.stderr
+    [file] = json.loads(result.stdout)["files"]
+    turns = [
+        (turn["asked"], turn["message_index"], turn["last_message_index"], turn["sources"])
+        for turn in file["turns"]
+    ]
+    assert turns == [
+        ("First?", 0, 3, [{"url": "https://docs.python.org/3/whatsnew/", "title": "Whatsnew"}]),
+        ("Second?", 4, 7, [{"url": "https://docs.python.org/3/tutorial/", "title": "Tutorial"}]),
+    ]
+    table = run("evidence", path).stdout.splitlines()
+    assert table[1:4] == [
+        "  turn at message 0: First?",
+        "    sources (1):",
+        "      - https://docs.python.org/3/whatsnew/",
+    ]

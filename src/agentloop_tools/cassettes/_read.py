@@ -199,9 +199,7 @@ class Reader:
             if fetched:
                 return _TOOL_TRAFFIC
             return f"the response body is of type {type(body).__name__}, not text"
-        if fetched and (
-            not body.lstrip().startswith(("{", "data:", "event:")) or _api_by_body(body) is None
-        ):
+        if fetched and not _model_shaped(body):
             return _TOOL_TRAFFIC
         asked = _asked(request.get("body"))
         if not body.strip() or not (200 <= status < 300):
@@ -479,6 +477,20 @@ def _search_api(method: str, uri: str) -> bool:
     """A POST to a ``.../search`` path off the provider hosts (a custom search backend)."""
     host, path = _host_and_path(uri)
     return path.lower().endswith("/search") and not _on(host, _PROVIDER_HOSTS)
+
+
+def _model_shaped(body: str) -> bool:
+    """Whether a fetched JSON body is a whole model response (a stored one read back)."""
+    if not body.lstrip().startswith("{"):
+        return False
+    try:
+        value = json.loads(body)
+    except ValueError:
+        return False
+    if not isinstance(value, dict):
+        return False
+    anthropic = value.get("type") == "message" and value.get("role") == "assistant"
+    return anthropic or value.get("object") in ("response", "chat.completion")
 
 
 def _api_by_body(body: str) -> str | None:
