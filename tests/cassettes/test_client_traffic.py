@@ -313,3 +313,34 @@ def test_the_bundled_fetch_example_is_tool_traffic_only() -> None:
     [path] = (EXAMPLES / "test_fetch_agent").glob("*.yaml")
     reading = read_cassette(path)
     assert (reading.problems, reading.transcripts, reading.tool_traffic) == ([], [], 1)
+
+
+def test_a_stateful_responses_request_with_only_results_continues_the_conversation(
+    tmp_path: Path,
+) -> None:
+    from agentloop_tools.testing import openai_message, openai_response
+
+    responses = "https://api.openai.com/v1/responses"
+    called = {
+        "type": "function_call",
+        "id": "fc_1",
+        "call_id": "call_1",
+        "name": "web_search",
+        "arguments": json.dumps(CALL),
+        "status": "completed",
+    }
+    output = {"type": "function_call_output", "call_id": "call_1", "output": RESULTS}
+    path = cassette(
+        tmp_path,
+        interaction(responses, openai_response([called]), {"input": "Q?"}),
+        interaction(
+            responses,
+            openai_response([openai_message("Done.")]),
+            {"previous_response_id": "resp_1", "input": [output]},
+        ),
+    )
+    reading = read_cassette(path)
+    assert reading.problems == []
+    [transcript] = reading.transcripts
+    assert [m.role for m in transcript.messages] == ["user", "assistant", "user", "assistant"]
+    assert [s.url for s in sources(transcript)][-1] == "https://medium.com/@a/repl"

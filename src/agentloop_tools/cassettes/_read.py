@@ -320,11 +320,16 @@ class _Conversation:
 
 
 def _starts_anew(history: History) -> bool:
-    """Whether a request starts a new conversation: it carries no answer of the model.
+    """Whether a request starts a new conversation: it carries only prompts.
 
     Each ``agent.run`` in a test is its own transcript, so it is its own here too.
     """
-    return history.readable and not any(said.role == "assistant" for said in history.messages)
+    # Tool results without their calls continue a conversation (a stateful Responses
+    # request sends only the new items, after previous_response_id).
+    return history.readable and not any(
+        said.role == "assistant" or any(isinstance(part, ToolResultPart) for part in said.parts)
+        for said in history.messages
+    )
 
 
 def _keep(build: _Conversation, reading: Reading) -> None:
