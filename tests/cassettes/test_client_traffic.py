@@ -162,7 +162,7 @@ def test_search_api_calls_and_fetched_pages_are_skipped_not_problems(
     ("method", "uri", "body"),
     [
         ("POST", "https://api.example.com/v1/generate", '{"text": "hi"}'),
-        ("GET", "https://api.openai.com/v1/models", '{"data": []}'),
+        ("GET", "https://api.openai.com/v1/files", '{"data": []}'),
         ("POST", "https://api.anthropic.com/v1/complete", '{"completion": "hi"}'),
     ],
 )
@@ -344,3 +344,18 @@ def test_a_stateful_responses_request_with_only_results_continues_the_conversati
     [transcript] = reading.transcripts
     assert [m.role for m in transcript.messages] == ["user", "assistant", "user", "assistant"]
     assert [s.url for s in sources(transcript)][-1] == "https://medium.com/@a/repl"
+
+
+@pytest.mark.parametrize(
+    ("method", "uri"),
+    [
+        ("POST", "https://api.anthropic.com/v1/messages/count_tokens"),
+        ("GET", "https://api.openai.com/v1/models"),
+        ("GET", "https://api.anthropic.com/v1/models/claude-sonnet-4-5"),
+    ],
+)
+def test_provider_bookkeeping_calls_are_skipped(tmp_path: Path, method: str, uri: str) -> None:
+    reading = read_cassette(
+        cassette(tmp_path, interaction(uri, '{"input_tokens": 5}', method=method))
+    )
+    assert (reading.problems, reading.skipped, reading.tool_traffic) == ([], 1, 0)

@@ -187,6 +187,8 @@ class Reader:
         # unless its body is a model response (a stored response read back).
         fetched = method.upper() in ("GET", "HEAD") and not _on(host, _PROVIDER_HOSTS)
         api = None if fetched else _api_by_path(uri)
+        if api is None and _bookkeeping(method, uri):
+            return None
         body = body_field.get("string", "")
         if isinstance(body, bytes):
             try:
@@ -482,6 +484,14 @@ def _search_api(method: str, uri: str) -> bool:
     """A POST to a ``.../search`` path off the provider hosts (a custom search backend)."""
     host, path = _host_and_path(uri)
     return path.lower().endswith("/search") and not _on(host, _PROVIDER_HOSTS)
+
+
+def _bookkeeping(method: str, uri: str) -> bool:
+    """A provider call that holds no conversation: counting tokens, listing models."""
+    _, path = _host_and_path(uri)
+    if path.endswith("/count_tokens"):
+        return True
+    return method.upper() == "GET" and (path.endswith("/models") or "/models/" in path)
 
 
 def _model_shaped(body: str) -> bool:
