@@ -213,8 +213,10 @@ class Reader:
                 return _TOOL_TRAFFIC
             return (
                 f"unknown provider API at {uri!r}: only Anthropic Messages, OpenAI Responses "
-                "and Chat Completions (and compatible hosts) are read, and only search APIs "
-                "(a .../search path) and GET requests are skipped as tool traffic"
+                "and Chat Completions (and compatible hosts) are read; search APIs (a "
+                ".../search path) and GET requests off the providers' hosts are skipped as "
+                "tool traffic. Record the agent through one of those APIs, or keep this "
+                "request out of the cassettes you audit"
             )
         try:
             payload = rebuild(body) if is_stream(body) else json.loads(body)
