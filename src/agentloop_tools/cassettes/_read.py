@@ -53,7 +53,8 @@ class Reading:
 
     Attributes:
         interactions: for each transcript, the cassette interaction each message came
-            from (``None`` for messages that are not a recorded response).
+            from: the response for an assistant message, the request for tool calls
+            and results read from a request; ``None`` for a prompt.
         skipped: interactions that are not read as model answers (search API calls and
             fetched pages, empty or error responses), counted.
         tool_traffic: of those, the requests client-side tools made (search APIs, pages
