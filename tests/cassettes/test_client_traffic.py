@@ -287,7 +287,9 @@ def test_history_the_cassette_never_answered_is_read_from_the_first_request(
     path = cassette(
         tmp_path, interaction(CHAT, chat_completion("Done."), chat_request(CALLED, ANSWERED))
     )
-    [transcript] = read_cassette(path).transcripts
+    reading = read_cassette(path)
+    assert reading.interactions == [[None, 0, 0, 0]]
+    [transcript] = reading.transcripts
     assert [m.role for m in transcript.messages] == ["user", "assistant", "user", "assistant"]
     assert ("tool-result", "https://medium.com/@a/repl") in [
         (v.where, v.url) for v in POLICY.audit(transcript)

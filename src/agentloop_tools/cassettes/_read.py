@@ -54,7 +54,8 @@ class Reading:
     Attributes:
         interactions: for each transcript, the cassette interaction each message came
             from: the response for an assistant message, the request for tool calls
-            and results read from a request; ``None`` for a prompt.
+            and results read from a request; ``None`` for prompts (and other text read
+            from a request).
         skipped: interactions that are not read as model answers (search API calls and
             fetched pages, empty or error responses), counted.
         tool_traffic: of those, the requests client-side tools made (search APIs, pages
@@ -280,7 +281,8 @@ class _Conversation:
             for said in earlier:
                 parts = [part for part in said.parts if fresh or self._unseen(part)]
                 if parts:
-                    self._append(said.role, parts, index)
+                    tools = any(isinstance(p, ToolCallPart | ToolResultPart) for p in parts)
+                    self._append(said.role, parts, index if tools else None)
             tail = [part for said in latest for part in said.parts]
         content = response.content if response is not None else ()
         if not tail:
