@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -144,3 +145,8 @@ def test_the_core_imports_no_test_tooling_and_reads_no_environment() -> None:
         text = path.read_text(encoding="utf-8")
         assert "os.environ" not in text, path
         assert "getenv" not in text, path
+
+
+def test_a_single_string_is_refused_with_valid_python_as_the_fix() -> None:
+    with pytest.raises(TypeError, match=re.escape("write DomainPolicy.allow(['python.org'])")):
+        DomainPolicy.allow("python.org")

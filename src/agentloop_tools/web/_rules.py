@@ -81,13 +81,18 @@ def parse_rules(entries: object, *, argument: str) -> tuple[Rule, ...]:
     if isinstance(entries, str | bytes):
         raise TypeError(
             f"{argument} must be a list of domains, not a single string {entries!r}; "
-            f"write {argument}=[{entries!r}]."
+            f"write {_as_list(argument, entries)}."
         )
     if not isinstance(entries, Iterable):
         raise TypeError(
             f"{argument} must be a list of domain strings, got {type(entries).__name__}."
         )
     return tuple(parse_rule(entry, argument=argument) for entry in entries)
+
+
+def _as_list(argument: str, entry: str | bytes) -> str:
+    # "DomainPolicy.allow" is a call, "allowed_domains" a keyword: show valid Python.
+    return f"{argument}([{entry!r}])" if "." in argument else f"{argument}=[{entry!r}]"
 
 
 def parse_rule(entry: object, *, argument: str = "domain") -> Rule:
