@@ -46,6 +46,9 @@ class Violation:
         rule: the block rule that matched, or None for "not on the allowlist".
         span: for ``where="text"``, the ``(start, end)`` offsets of ``url`` in the
             message's text (its text parts joined without separators); else None.
+        conversation: which conversation of several it was found in: the index
+            ``AgentloopEvidence.audit`` gives; ``DomainPolicy.audit`` reads one
+            conversation and leaves it 0.
     """
 
     url: str
@@ -53,10 +56,25 @@ class Violation:
     message_index: int
     rule: str | None
     span: tuple[int, int] | None = None
+    conversation: int = 0
+
+    @property
+    def verdict(self) -> str:
+        """Why it is a violation, worded as every report and message words it."""
+        return verdict(self.rule)
 
     def __str__(self) -> str:
-        verdict = f"blocked by {self.rule!r}" if self.rule else "not on the allowlist"
-        return f"message {self.message_index} {self.where}: {self.url} ({verdict})"
+        place = f"conversation {self.conversation}, " if self.conversation else ""
+        return f"{place}message {self.message_index} {self.where}: {self.url} ({self.verdict})"
+
+
+def verdict(rule: str | None) -> str:
+    """``blocked by 'rule'`` for a blocklist's rule; ``not on the allowlist`` for None.
+
+    The one wording of a violation: ``Violation``, the assertion helpers, the
+    plugin's reports and the command line all use it.
+    """
+    return f"blocked by {rule!r}" if rule else "not on the allowlist"
 
 
 class DomainPolicy:

@@ -1,0 +1,165 @@
+"""One evidence record: the shape every report, the command line and the demo write.
+
+A violation is worded once (``Violation.verdict``); a page reached under several URLs
+(OpenAI cites ``...?utm_source=openai`` beside the plain URL its search returned) is one
+entry that keeps every URL as written; a failed test says why it failed in one of a
+few kinds a reviewer can sort by.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from agentloop import Citation, Source, Transcript
+from agentloop.transcript import Message, TextPart
+
+from agentloop_tools.web import Violation, citations, sources
+from agentloop_tools.web._evidence import messages_of
+from agentloop_tools.web._pages import page_key, per_page, without_tracking
+from agentloop_tools.web._policy import verdict
+
+type Messages = Transcript | Sequence[Message]
+
+# Why a test failed, most specific first: the first kind whose phrase is in the
+# failure's text wins. The phrases are the plugin's and the helpers' own messages;
+# tests/plugin/test_reports.py runs each failure for real, so a reworded message
+# that no longer matches fails there rather than being reported as an assertion.
+FAILURE_KINDS: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    (
+        "secret",
+        ("refused to write", "would send a placeholder key"),
+        "a credential would have been written to the cassette or sent to the provider",
+    ),
+    (
+        "stale-cassette",
+        ("this request is not in the cassette",),
+        "the agent's request is not in the cassette: the cassette is stale",
+    ),
+    (
+        "missing-cassette",
+        ("no cassette for this test at", "has no cassette, so it would call"),
+        "there is no cassette to replay",
+    ),
+    (
+        "unused-interactions",
+        ("recorded interaction(s) unused",),
+        "the test left recorded interactions unused: the cassette no longer describes it",
+    ),
+    (
+        "domain-policy",
+        ("domain policy violation",),
+        "the agent reached a domain the policy does not permit",
+    ),
+    (
+        "no-evidence",
+        ("no agent conversation reached the plugin",),
+        "the test is marked with a domain policy but no conversation was audited",
+    ),
+)
+_MESSAGE_LIMIT = 4000
+
+
+def violation_entry(violation: Violation, **context: Any) -> dict[str, Any]:
+    """One violation, JSON-ready, with its verdict worded as everywhere else."""
+    return {
+        "where": violation.where,
+        "url": violation.url,
+        "conversation": violation.conversation,
+        "message_index": violation.message_index,
+        "rule": violation.rule,
+        "verdict": violation.verdict,
+        "span": list(violation.span) if violation.span else None,
+        **context,
+    }
+
+
+def page_entries(violations: Sequence[Violation]) -> list[dict[str, Any]]:
+    """The violations one line per page: where it was reached, and every URL as written.
+
+    A page reached as a source, a citation and a link (with and without
+    ``?utm_source=openai``) is one entry with ``occurrences`` counting them.
+    """
+    return [
+        {
+            "url": page.url,
+            "urls": list(page.urls),
+            "where": list(page.where),
+            "conversation": page.occurrences[0].conversation,
+            "message_index": page.message_index,
+            "rule": page.rule,
+            "verdict": verdict(page.rule),
+            "occurrences": len(page.occurrences),
+        }
+        for page in per_page(violations)
+    ]
+
+
+def page_line(page: dict[str, Any]) -> str:
+    """One page's violation in words: ``source/text, message 1: URL (verdict, 2 occurrences)``."""
+    times = f", {page['occurrences']} occurrences" if page["occurrences"] > 1 else ""
+    also = [url for url in page["urls"] if url != page["url"]]
+    written = f" (also written {', '.join(also)})" if also else ""
+    return (
+        f"{'/'.join(page['where'])}, message {page['message_index']}: {page['url']}"
+        f"{written} ({page['verdict']}{times})"
+    )
+
+
+def source_entries(transcript: Messages, *, since: int = 0) -> list[dict[str, Any]]:
+    """The pages consulted, one entry each: the URL shown, its title, every URL as written.
+
+    The URL shown is the first written without tracking parameters, as ``sources()``
+    shows it; ``urls`` keeps each distinct URL the sources and citations used.
+    """
+    pages: dict[str, list[Source | Citation]] = {}
+    for seen in [*sources(transcript, since=since), *citations(transcript, since=since)]:
+        pages.setdefault(page_key(seen.url), []).append(seen)
+    entries = []
+    for seen in pages.values():
+        urls = list(dict.fromkeys(item.url for item in seen))
+        shown = next((url for url in urls if without_tracking(url) == url), urls[0])
+        title = next((item.title for item in seen if item.title), None)
+        entries.append({"url": shown, "title": title, "urls": urls})
+    return entries
+
+
+def questions(transcript: Messages) -> list[dict[str, Any]]:
+    """What the user asked: the text of each user message (tool results left out)."""
+    asked = []
+    for index, message in enumerate(messages_of(transcript)):
+        if message.role != "user":
+            continue
+        text = "\n".join(part.text for part in message.content if isinstance(part, TextPart))
+        if text.strip():
+            asked.append({"message_index": index, "text": text})
+    return asked
+
+
+def failure_entry(outcome: str, text: str, crash: str | None = None) -> dict[str, Any] | None:
+    """Why a test failed, or None if it did not.
+
+    Args:
+        outcome: pytest's outcome, ``"passed"``, ``"failed"`` or ``"skipped"``.
+        text: the failure as pytest shows it (the report's long representation).
+        crash: the exception as pytest shows it under the traceback
+            (``AssertionError: assert 1 == 2``), if known; read in preference to
+            ``text``, whose traceback can quote the test's source.
+    """
+    if outcome != "failed":
+        return None
+    # The exception's own text, not the traceback: a test's source may quote a phrase.
+    said = crash if crash is not None else text
+    for kind, phrases, reason in FAILURE_KINDS:
+        if any(phrase in said for phrase in phrases):
+            break
+    else:
+        # pytest.fail() in a test reads as "Failed: ..."; an assert_* helper's error is an
+        # AssertionError too.
+        assertion = crash is None or crash.startswith("Failed") or "AssertionError" in crash
+        kind = "assertion" if assertion else "error"
+        reason = (
+            "an assertion in the test failed" if assertion else "the test raised an exception"
+        )
+    message = text if len(text) <= _MESSAGE_LIMIT else text[:_MESSAGE_LIMIT] + "\n[...]"
+    return {"kind": kind, "reason": reason, "crash": crash, "message": message}
