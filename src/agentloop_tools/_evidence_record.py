@@ -98,12 +98,16 @@ def page_entries(violations: Sequence[Violation]) -> list[dict[str, Any]]:
 def page_line(page: dict[str, Any]) -> str:
     """One page's violation in words: ``source/text, message 1: URL (verdict, 2 occurrences)``."""
     times = f", {page['occurrences']} occurrences" if page["occurrences"] > 1 else ""
-    also = [url for url in page["urls"] if url != page["url"]]
-    written = f" (also written {', '.join(also)})" if also else ""
     return (
         f"{'/'.join(page['where'])}, message {page['message_index']}: {page['url']}"
-        f"{written} ({page['verdict']}{times})"
+        f"{also_written(page)} ({page['verdict']}{times})"
     )
+
+
+def also_written(entry: dict[str, Any]) -> str:
+    """`` (also written URL, ...)`` for the other URLs a page entry was written as, or ""."""
+    also = [url for url in entry["urls"] if url != entry["url"]]
+    return f" (also written {', '.join(also)})" if also else ""
 
 
 def source_entries(transcript: Messages, *, since: int = 0) -> list[dict[str, Any]]:
@@ -112,14 +116,18 @@ def source_entries(transcript: Messages, *, since: int = 0) -> list[dict[str, An
     The URL shown is the first written without tracking parameters, as ``sources()``
     shows it; ``urls`` keeps each distinct URL the sources and citations used.
     """
+    written: list[Source | Citation] = [
+        *sources(transcript, since=since),
+        *citations(transcript, since=since),
+    ]
     pages: dict[str, list[Source | Citation]] = {}
-    for seen in [*sources(transcript, since=since), *citations(transcript, since=since)]:
-        pages.setdefault(page_key(seen.url), []).append(seen)
+    for item in written:
+        pages.setdefault(page_key(item.url), []).append(item)
     entries = []
-    for seen in pages.values():
-        urls = list(dict.fromkeys(item.url for item in seen))
+    for group in pages.values():
+        urls = list(dict.fromkeys(item.url for item in group))
         shown = next((url for url in urls if without_tracking(url) == url), urls[0])
-        title = next((item.title for item in seen if item.title), None)
+        title = next((item.title for item in group if item.title), None)
         entries.append({"url": shown, "title": title, "urls": urls})
     return entries
 
@@ -150,16 +158,20 @@ def failure_entry(outcome: str, text: str, crash: str | None = None) -> dict[str
         return None
     # The exception's own text, not the traceback: a test's source may quote a phrase.
     said = crash if crash is not None else text
-    for kind, phrases, reason in FAILURE_KINDS:
-        if any(phrase in said for phrase in phrases):
-            break
-    else:
-        # pytest.fail() in a test reads as "Failed: ..."; an assert_* helper's error is an
-        # AssertionError too.
-        assertion = crash is None or crash.startswith("Failed") or "AssertionError" in crash
-        kind = "assertion" if assertion else "error"
-        reason = (
-            "an assertion in the test failed" if assertion else "the test raised an exception"
-        )
+    kind, reason = next(
+        (
+            (kind, reason)
+            for kind, phrases, reason in FAILURE_KINDS
+            if any(p in said for p in phrases)
+        ),
+        _unrecognised(crash),
+    )
     message = text if len(text) <= _MESSAGE_LIMIT else text[:_MESSAGE_LIMIT] + "\n[...]"
     return {"kind": kind, "reason": reason, "crash": crash, "message": message}
+
+
+def _unrecognised(crash: str | None) -> tuple[str, str]:
+    """An ordinary failure: an assertion (``pytest.fail`` included) or an exception."""
+    if crash is None or crash.startswith("Failed") or "AssertionError" in crash:
+        return "assertion", "an assertion in the test failed"
+    return "error", "the test raised an exception"

@@ -21,6 +21,7 @@ from agentloop import Transcript
 from agentloop.transcript import TextPart
 
 from agentloop_tools._evidence_record import (
+    also_written,
     page_entries,
     page_line,
     questions,
@@ -39,8 +40,8 @@ def test_record(
     policy_origin: str | None,
     cassette: dict[str, Any] | None,
     *,
-    outcome: str = "",
-    failure: dict[str, Any] | None = None,
+    outcome: str,
+    failure: dict[str, Any] | None,
 ) -> dict[str, Any]:
     """The evidence of one test, JSON-ready.
 
@@ -277,8 +278,7 @@ def _html_conversation(conversation: dict[str, Any]) -> list[str]:
     ]
     out.append(f"<h4>Sources consulted ({len(conversation['sources'])})</h4><ul class='sources'>")
     for source in conversation["sources"]:
-        also = [url for url in source["urls"] if url != source["url"]]
-        written = f" (also written {html.escape(', '.join(also))})" if also else ""
+        written = html.escape(also_written(source))
         if source.get("violation"):
             out.append(
                 f"<li class='violating'><span class='flag'>VIOLATION</span> "
