@@ -58,6 +58,7 @@ FAILURE_KINDS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ),
 )
 _MESSAGE_LIMIT = 4000
+_HELPER_ERROR = "agentloop_tools.testing.EvidenceAssertionError: "
 
 
 def violation_entry(violation: Violation, **context: Any) -> dict[str, Any]:
@@ -156,13 +157,16 @@ def failure_entry(outcome: str, text: str, crash: str | None = None) -> dict[str
     """
     if outcome != "failed":
         return None
-    # The exception's own text, not the traceback: a test's source may quote a phrase.
-    said = crash if crash is not None else text
+    # Only the plugin's own failures (pytest.fail, "Failed: ...") and the helpers' errors
+    # are read for a phrase: never a traceback, nor a test's own assertion or exception,
+    # which can quote one.
+    said = text if crash is None else crash
+    ours = crash is None or crash.startswith(("Failed: ", _HELPER_ERROR))
     kind, reason = next(
         (
             (kind, reason)
             for kind, phrases, reason in FAILURE_KINDS
-            if any(p in said for p in phrases)
+            if ours and any(phrase in said for phrase in phrases)
         ),
         _unrecognised(crash),
     )

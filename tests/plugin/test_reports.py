@@ -131,3 +131,110 @@ def test_a_report_path_that_cannot_be_written_stops_the_run_at_start(
         assert result.ret == pytest.ExitCode.USAGE_ERROR
         result.stderr.fnmatch_lines([f"ERROR: --agentloop-report {target}: cannot write*"])
         result.stdout.no_fnmatch_line("*passed*")
+
+
+KINDS_TEST = """
+import pytest
+from agentloop_tools.testing import (
+    ScriptedProvider, anthropic_message, anthropic_search, anthropic_text,
+)
+from agentloop_tools.web import native_web_search
+
+PROMPT = "What is new in Python 3.13?"
+SCRIPT = [
+    anthropic_message([
+        anthropic_search("python 3.13", ["https://docs.python.org/3/whatsnew/3.13.html",
+                                         "https://en.wikipedia.org/wiki/Python"]),
+        anthropic_text("It has a new REPL.",
+                       cite=["https://docs.python.org/3/whatsnew/3.13.html"]),
+    ])
+]
+RUNS = 1
+FAIL = ""
+
+
+@pytest.mark.vcr
+def test_agent(agentloop_agent, agentloop_evidence):
+    scripted = ScriptedProvider("anthropic", SCRIPT * RUNS)
+    agent = agentloop_agent([native_web_search(max_uses=2)], provider="anthropic",
+                            http_client=scripted.http_client())
+    for _ in range(RUNS):
+        agent.run(PROMPT)
+    if FAIL == "assert":
+        assert "domain policy violation" == "the answer", "the answer changed"
+    if FAIL == "error":
+        raise ValueError("refused to write, said the test")
+"""
+REAL_LOOKING_KEY = "sk-ant-api03-" + "Q" * 40
+
+
+def _edit(pytester: pytest.Pytester, old: str, new: str) -> None:
+    path = pytester.path / "test_agent.py"
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+
+
+def _failure_after(pytester: pytest.Pytester, kind: str) -> tuple[dict[str, object], str]:
+    """Set the project up to fail the way ``kind`` names; the report's test record."""
+    record = ["--record-mode=once"]
+    if kind == "stale-cassette":
+        pytester.runpytest(*record).assert_outcomes(passed=1)
+        _edit(pytester, "Python 3.13?", "Python 3.14?")
+        record = []
+    elif kind == "unused-interactions":
+        _edit(pytester, "RUNS = 1", "RUNS = 2")
+        pytester.runpytest(*record).assert_outcomes(passed=1)
+        _edit(pytester, "RUNS = 2", "RUNS = 1")
+        record = []
+    elif kind == "domain-policy":
+        _edit(
+            pytester,
+            "@pytest.mark.vcr",
+            '@pytest.mark.vcr\n@pytest.mark.domain_policy(block=["wikipedia.org"])',
+        )
+    elif kind == "secret":
+        _edit(pytester, '"What is new in Python 3.13?"', f'"Use {REAL_LOOKING_KEY} please"')
+    elif kind in ("assertion", "error"):
+        _edit(pytester, 'FAIL = ""', f"FAIL = {'assert' if kind == 'assertion' else 'error'!r}")
+    pytester.runpytest(*record, "--agentloop-report=r.json", "--agentloop-report-html=r.html")
+    [test] = json.loads((pytester.path / "r.json").read_text())["tests"]
+    return test, (pytester.path / "r.html").read_text()
+
+
+@pytest.mark.parametrize(
+    "kind",
+    ["stale-cassette", "unused-interactions", "domain-policy", "secret", "assertion", "error"],
+)
+def test_the_report_says_why_each_test_failed(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    monkeypatch.delenv("CI", raising=False)
+    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "LLM_PROVIDER"):
+        monkeypatch.delenv(name, raising=False)
+    pytester.makepyfile(test_agent=KINDS_TEST)
+    test, page = _failure_after(pytester, kind)
+    assert test["outcome"] == ("error" if kind == "secret" else "failed")
+    failure = test["failure"]
+    assert failure["kind"] == kind
+    assert failure["reason"]
+    assert failure["message"]
+    assert f"Why it failed ({kind}):" in page
+    # What was asked is in the report, even when the answer never came.
+    [conversation] = test["conversations"][:1]
+    [question] = conversation["questions"]
+    assert question["text"].startswith(("What is new in Python 3.1", "Use "))
+    assert "Asked:</span> " + html.escape(question["text"]) in page
+    # Reports are scrubbed: the key the test sent is not in them.
+    assert REAL_LOOKING_KEY not in json.dumps(test)
+    assert REAL_LOOKING_KEY not in page
+
+
+def test_a_passing_test_has_no_failure(project: pytest.Pytester) -> None:
+    _edit(project, '@pytest.mark.domain_policy(allow=["python.org"])', "")
+    project.runpytest("--record-mode=once", "--agentloop-report=r.json").assert_outcomes(passed=1)
+    [test] = json.loads((project.path / "r.json").read_text())["tests"]
+    assert (test["outcome"], test["failure"]) == ("passed", None)
+    assert test["conversations"][0]["questions"] == [
+        {"message_index": 0, "text": "Tell me about Python"}
+    ]
