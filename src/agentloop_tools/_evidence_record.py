@@ -51,11 +51,6 @@ FAILURE_KINDS: tuple[tuple[str, tuple[str, ...], str], ...] = (
         ("domain policy violation",),
         "the agent reached a domain the policy does not permit",
     ),
-    (
-        "no-evidence",
-        ("no agent conversation reached the plugin",),
-        "the test is marked with a domain policy but no conversation was audited",
-    ),
 )
 _MESSAGE_LIMIT = 4000
 _HELPER_ERROR = "agentloop_tools.testing.EvidenceAssertionError: "
