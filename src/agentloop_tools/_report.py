@@ -169,7 +169,7 @@ padding-top: 1em; } .outcome { font-weight: bold; } .passed { color: #176117; }
 .failed, .error { color: #a31515; } .answer { white-space: pre-wrap; background: #f7f7f7;
 padding: .75em; border-radius: 4px; } mark.cited { background: #fff3a8; }
 mark.violation, mark.cited-violation { background: #ffc9c9; outline: 2px solid #a31515; }
-.flag { color: #a31515; font-weight: bold; font-size: .85em; } sup.ref { color: #555; }
+sup.ref { color: #555; } .flag, sup.flag { color: #a31515; font-weight: bold; font-size: .85em; }
 blockquote.question { margin: .5em 0; padding: .5em .75em; border-left: 4px solid #6b8cc7;
 background: #eef3fb; white-space: pre-wrap; } .label { font-weight: bold; }
 .failure { border: 2px solid #a31515; padding: .5em .75em; border-radius: 4px; }

@@ -106,3 +106,23 @@ def test_a_domain_left_where_a_path_goes_gets_a_hint() -> None:
         "'docs.djangoproject.com' is a domain: --allow and --block take one value each; write "
         "--allow a.com,docs.djangoproject.com or repeat the flag"
     ) in result.stdout
+
+
+def test_the_demo_shows_one_page_one_line() -> None:
+    import subprocess
+    import sys
+
+    demo = subprocess.run(
+        [sys.executable, str(REPO / "examples" / "demo.py")],
+        capture_output=True, text=True, timeout=120, check=True,
+    ).stdout  # fmt: skip
+    medium = "https://medium.com/@pydev/python-3-13-repl-tour-5f1e"
+    # The page OpenAI cites with ?utm_source=openai is one source, one violation line.
+    sources = [line for line in demo.splitlines() if line.startswith(f"  - {medium}  (")]
+    assert len(sources) == 1
+    assert f"(also written {medium}?utm_source=openai)" in sources[0]
+    assert "4 violation(s) on 1 page(s)" in demo
+    assert (
+        f"  - source/citation/text, message 1: {medium} (also written "
+        f"{medium}?utm_source=openai, medium.com) (blocked by 'medium.com', 4 occurrences)"
+    ) in demo.splitlines()
