@@ -17,7 +17,7 @@ from agentloop.transcript import Message, TextPart
 from agentloop_tools.web import Violation, citations, sources
 from agentloop_tools.web._evidence import messages_of
 from agentloop_tools.web._pages import page_key, per_page, without_tracking
-from agentloop_tools.web._policy import verdict
+from agentloop_tools.web._verdict import verdict
 
 type Messages = Transcript | Sequence[Message]
 

@@ -7,6 +7,7 @@ import json
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -209,7 +210,7 @@ def _edit(pytester: pytest.Pytester, old: str, new: str) -> None:
     path.write_text(text.replace(old, new))
 
 
-def _failure_after(pytester: pytest.Pytester, kind: str) -> tuple[dict[str, object], str]:
+def _failure_after(pytester: pytest.Pytester, kind: str) -> tuple[dict[str, Any], str]:
     """Set the project up to fail the way ``kind`` names; the report's test record."""
     record = ["--record-mode=once"]
     if kind == "stale-cassette":

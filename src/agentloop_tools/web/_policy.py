@@ -23,6 +23,7 @@ from agentloop_tools.web._search import native_web_search
 from agentloop_tools.web._search_reader import search_call_urls, search_sources
 from agentloop_tools.web._text import Found, read_token, split_attributes, tokens
 from agentloop_tools.web._url import Location, locate, quick_host
+from agentloop_tools.web._verdict import verdict
 
 type Mode = Literal["allow", "block"]
 type Where = Literal["source", "citation", "text", "tool-call", "tool-result", "redirect"]
@@ -66,15 +67,6 @@ class Violation:
     def __str__(self) -> str:
         place = f"conversation {self.conversation}, " if self.conversation else ""
         return f"{place}message {self.message_index} {self.where}: {self.url} ({self.verdict})"
-
-
-def verdict(rule: str | None) -> str:
-    """``blocked by 'rule'`` for a blocklist's rule; ``not on the allowlist`` for None.
-
-    The one wording of a violation: ``Violation``, the assertion helpers, the
-    plugin's reports and the command line all use it.
-    """
-    return f"blocked by {rule!r}" if rule else "not on the allowlist"
 
 
 class DomainPolicy:
