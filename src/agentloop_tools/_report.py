@@ -137,7 +137,8 @@ def document(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "tests": list(records),
         "summary": {
             "tests_with_evidence": len(records),
-            "failed": sum(1 for record in records if record.get("outcome") == "failed"),
+            # A refused cassette fails at teardown: pytest calls that an error.
+            "failed": sum(1 for r in records if r.get("outcome") in ("failed", "error")),
             "violations": sum(len(c["violations"]) for c in conversations),
             "pages_with_violations": sum(len(c.get("pages", [])) for c in conversations),
         },
@@ -188,7 +189,8 @@ def write_html(path: str, records: Sequence[dict[str, Any]]) -> None:
         f"<style>{_STYLE}</style></head><body>",
         "<h1>agentloop-tools evidence report</h1>",
         f"<p class='meta' id='summary'>{summary['tests_with_evidence']} test(s) with evidence, "
-        f"{summary['violations']} violation(s).</p>",
+        f"{summary['failed']} failed, {summary['violations']} violation(s) on "
+        f"{summary['pages_with_violations']} page(s).</p>",
     ]
     for record in records:
         parts.append(_html_test(record))

@@ -124,7 +124,7 @@ def test_the_html_report_renders_in_a_browser(project: pytest.Pytester, tmp_path
     probe_text = dom.split('<pre id="probe">', 1)[1].split("</pre>", 1)[0]
     seen = json.loads(html.unescape(probe_text))
     assert seen["title"] == "agentloop-tools evidence report"
-    assert seen["summary"] == "1 test(s) with evidence, 2 violation(s)."
+    assert seen["summary"] == "1 test(s) with evidence, 1 failed, 2 violation(s) on 1 page(s)."
     cited = [m for m in seen["marks"] if m["kind"] == "cited"]
     flagged = [m for m in seen["marks"] if m["kind"] == "violation"]
     assert [m["text"] for m in flagged] == ["https://en.wikipedia.org/wiki/Python"]
@@ -210,8 +210,10 @@ def _edit(pytester: pytest.Pytester, old: str, new: str) -> None:
     path.write_text(text.replace(old, new))
 
 
-def _failure_after(pytester: pytest.Pytester, kind: str) -> tuple[dict[str, Any], str]:
-    """Set the project up to fail the way ``kind`` names; the report's test record."""
+def _failure_after(
+    pytester: pytest.Pytester, kind: str, *options: str
+) -> tuple[dict[str, Any], str]:
+    """Set the project up to fail the way ``kind`` names; the JSON and the HTML report."""
     record = ["--record-mode=once"]
     if kind == "stale-cassette":
         pytester.runpytest(*record).assert_outcomes(passed=1)
@@ -236,9 +238,11 @@ def _failure_after(pytester: pytest.Pytester, kind: str) -> tuple[dict[str, Any]
         _edit(pytester, 'FAIL = ""', f"FAIL = {'assert' if kind == 'assertion' else 'error'!r}")
     elif kind == "assert_no_violations":
         _edit(pytester, 'FAIL = ""', 'FAIL = "helper"')
-    pytester.runpytest(*record, "--agentloop-report=r.json", "--agentloop-report-html=r.html")
-    [test] = json.loads((pytester.path / "r.json").read_text())["tests"]
-    return test, (pytester.path / "r.html").read_text()
+    pytester.runpytest(
+        *record, *options, "--agentloop-report=r.json", "--agentloop-report-html=r.html"
+    )
+    document = json.loads((pytester.path / "r.json").read_text())
+    return document, (pytester.path / "r.html").read_text()
 
 
 @pytest.mark.parametrize(
@@ -261,8 +265,10 @@ def test_the_report_says_why_each_test_failed(
     for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "LLM_PROVIDER"):
         monkeypatch.delenv(name, raising=False)
     pytester.makepyfile(test_agent=KINDS_TEST)
-    test, page = _failure_after(pytester, kind)
+    document, page = _failure_after(pytester, kind)
+    [test] = document["tests"]
     assert test["outcome"] == ("error" if kind == "secret" else "failed")
+    assert document["summary"]["failed"] == 1
     failure = test["failure"]
     assert failure["kind"] == ("domain-policy" if kind == "assert_no_violations" else kind)
     assert failure["reason"]
@@ -352,3 +358,15 @@ def test_a_page_cited_with_utm_source_is_one_source_and_a_violating_citation_is_
         f"<li class='violating'><span class='flag'>VIOLATION</span> {medium}?utm_source=openai"
         in html_page
     )
+
+
+def test_a_cassette_refused_at_teardown_is_reported_under_xdist_too(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    pytester.makepyfile(test_agent=KINDS_TEST)
+    document, _ = _failure_after(pytester, "secret", "-n", "2")
+    [test] = document["tests"]
+    assert (test["outcome"], test["failure"]["kind"]) == ("error", "secret")
+    assert document["summary"]["failed"] == 1
