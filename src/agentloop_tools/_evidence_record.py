@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from agentloop import Citation, Source, Transcript
+from agentloop import Transcript
 from agentloop.transcript import Message, TextPart
 
-from agentloop_tools.web import Violation, citations, sources
+from agentloop_tools.web import Violation, per_page, sources
 from agentloop_tools.web._evidence import messages_of
-from agentloop_tools.web._pages import page_key, per_page, without_tracking
+from agentloop_tools.web._pages import page_key
 from agentloop_tools.web._verdict import verdict
 
 type Messages = Transcript | Sequence[Message]
@@ -74,7 +74,8 @@ def page_entries(violations: Sequence[Violation]) -> list[dict[str, Any]]:
     """The violations one line per page: where it was reached, and every URL as written.
 
     A page reached as a source, a citation and a link (with and without
-    ``?utm_source=openai``) is one entry with ``occurrences`` counting them.
+    ``?utm_source=openai``) is one entry with ``occurrences`` counting them; ``line``
+    is the page in words, as ``str(PageViolation)`` writes it.
     """
     return [
         {
@@ -86,18 +87,10 @@ def page_entries(violations: Sequence[Violation]) -> list[dict[str, Any]]:
             "rule": page.rule,
             "verdict": verdict(page.rule),
             "occurrences": len(page.occurrences),
+            "line": str(page),
         }
         for page in per_page(violations)
     ]
-
-
-def page_line(page: dict[str, Any]) -> str:
-    """One page's violation in words: ``source/text, message 1: URL (verdict, 2 occurrences)``."""
-    times = f", {page['occurrences']} occurrences" if page["occurrences"] > 1 else ""
-    return (
-        f"{'/'.join(page['where'])}, message {page['message_index']}: {page['url']}"
-        f"{also_written(page)} ({page['verdict']}{times})"
-    )
 
 
 def also_written(entry: dict[str, Any]) -> str:
@@ -107,25 +100,22 @@ def also_written(entry: dict[str, Any]) -> str:
 
 
 def source_entries(transcript: Messages, *, since: int = 0) -> list[dict[str, Any]]:
-    """The pages consulted, one entry each: the URL shown, its title, every URL as written.
+    """The pages consulted as ``sources()`` lists them, each with every URL as written.
 
-    The URL shown is the first written without tracking parameters, as ``sources()``
-    shows it; ``urls`` keeps each distinct URL the sources and citations used.
+    ``url`` and ``title`` are ``sources()``'s entry for the page; ``urls`` keeps each
+    distinct URL it was consulted or cited as (``sources(raw=True)``), in order.
     """
-    written: list[Source | Citation] = [
-        *sources(transcript, since=since),
-        *citations(transcript, since=since),
+    written: dict[str, list[str]] = {}
+    for source in sources(transcript, since=since, raw=True):
+        written.setdefault(page_key(source.url), []).append(source.url)
+    return [
+        {
+            "url": page.url,
+            "title": page.title,
+            "urls": written.get(page_key(page.url), [page.url]),
+        }
+        for page in sources(transcript, since=since)
     ]
-    pages: dict[str, list[Source | Citation]] = {}
-    for item in written:
-        pages.setdefault(page_key(item.url), []).append(item)
-    entries = []
-    for group in pages.values():
-        urls = list(dict.fromkeys(item.url for item in group))
-        shown = next((url for url in urls if without_tracking(url) == url), urls[0])
-        title = next((item.title for item in group if item.title), None)
-        entries.append({"url": shown, "title": title, "urls": urls})
-    return entries
 
 
 def questions(transcript: Messages) -> list[dict[str, Any]]:

@@ -23,7 +23,6 @@ from agentloop.transcript import TextPart
 from agentloop_tools._evidence_record import (
     also_written,
     page_entries,
-    page_line,
     questions,
     source_entries,
     violation_entry,
@@ -296,7 +295,7 @@ def _html_conversation(conversation: dict[str, Any]) -> list[str]:
             f"<h4>Violations ({len(pages)} page(s), {occurrences} occurrence(s))</h4>"
             "<ul class='violations'>"
         )
-        out += [f"<li>{html.escape(page_line(page))}</li>" for page in pages]
+        out += [f"<li>{html.escape(page['line'] + also_written(page))}</li>" for page in pages]
         out.append("</ul>")
     return out
 

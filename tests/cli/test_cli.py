@@ -245,7 +245,11 @@ def test_scan_finds_keys_and_credential_headers(tmp_path: Path) -> None:
     assert KEY not in result.stdout + result.stderr, "a scan never prints the secret"
     clean = run("scan", REPO / "cassettes")
     assert clean.returncode == 0
-    assert clean.stdout.endswith("(8 parsed as YAML/JSON): no secrets found.\n")
+    bundled = len(list((REPO / "cassettes").rglob("*.yaml")))
+    assert clean.stdout == (
+        f"scanned {bundled} file(s) under {REPO / 'cassettes'} ({bundled} parsed as YAML/JSON): "
+        "no secrets found.\n"
+    )
 
 
 def test_help_shows_examples() -> None:

@@ -437,3 +437,54 @@ def test_a_missing_provider_sdk_names_the_extra_to_install(project: pytest.Pytes
             "Install it with: pip install 'based-models-agentloop-tools[testing,anthropic]'",
         ]
     )
+
+
+CLIENT_SEARCH = """
+import os
+import time
+import pytest
+from agentloop_tools.testing import ScriptedSearch, brave_rate_limited, brave_results
+from agentloop_tools.web import web_search
+from agentloop_tools.web.backends import brave
+
+
+@pytest.mark.vcr
+def test_search_with_a_retry(agentloop_env):
+    key = agentloop_env.get("BRAVE_API_KEY", "agentloop-tools-placeholder-BRAVE_API_KEY")
+    scripted = None
+    if not os.environ.get("EXPECT_REPLAY"):
+        script = [brave_rate_limited(retry_after=2), brave_results([("https://a.example/", "T")])]
+        scripted = ScriptedSearch("brave", script).http_client()
+    tool = web_search(brave(key), http_client=scripted)
+    started = time.monotonic()
+    assert "https://a.example/" in tool.handler(None, query="python", count=None)
+    if os.environ.get("EXPECT_REPLAY"):
+        assert time.monotonic() - started < 1.0, "replay skips web_search's backoff"
+"""
+
+
+def test_replay_skips_web_searchs_backoff_and_scrubs_its_key(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BRAVE_API_KEY", "BSA" + "k" * 28)
+    project.makepyfile(test_search=CLIENT_SEARCH)
+    project.runpytest("--record-mode=once").assert_outcomes(passed=1)
+    cassette = (project.path / "cassettes/test_search/test_search_with_a_retry.yaml").read_text()
+    assert "BSA" + "k" * 28 not in cassette
+    monkeypatch.setenv("EXPECT_REPLAY", "1")
+    project.runpytest().assert_outcomes(passed=1)
+
+
+def test_a_search_api_is_never_called_live_without_a_cassette(project: pytest.Pytester) -> None:
+    project.makepyfile(
+        test_search="""
+        from agentloop_tools.web import web_search
+        from agentloop_tools.web.backends import brave
+
+        def test_live_search(agentloop_env):
+            web_search(brave("BSA" + "x" * 28)).handler(None, query="python", count=None)
+        """
+    )
+    result = project.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*this test builds an agent but has no cassette*"])

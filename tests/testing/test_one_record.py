@@ -15,7 +15,7 @@ from agentloop import Transcript
 from agentloop.transcript import to_jsonl
 
 from agentloop_tools import _report
-from agentloop_tools._evidence_record import page_entries, page_line, violation_entry
+from agentloop_tools._evidence_record import page_entries, violation_entry
 from agentloop_tools.cli import main
 from agentloop_tools.testing import (
     AgentloopEvidence,
@@ -25,8 +25,7 @@ from agentloop_tools.testing import (
     anthropic_text,
     assert_no_violations,
 )
-from agentloop_tools.web import DomainPolicy
-from agentloop_tools.web._pages import per_page
+from agentloop_tools.web import DomainPolicy, per_page
 from tests.providers import converse
 
 PAGE = "https://b.example/page"
@@ -56,7 +55,7 @@ def test_every_place_words_the_verdict_the_same(
     [page] = per_page(violations)
     assert f"({expected}, 3 occurrences)" in str(page)
     [entry] = page_entries(violations)
-    assert f"({expected}, 3 occurrences)" in page_line(entry)
+    assert entry["line"] == str(page)
     assert {violation_entry(v)["verdict"] for v in violations} == {expected}
 
     with pytest.raises(EvidenceAssertionError) as raised:

@@ -24,6 +24,17 @@ HOSTILE = {
     "escaped mentions": ("https://a.example/?q=" + "%2Fb.com" * (N // 8), 0, N // 8),
     "colons": ("a:" * (N // 2), 0, 0),
     "a host longer than DNS allows": ("https://" + "a" * N + ".b.com/", 1, 1),
+    # Markup read as renderers read it (issue 7): decoding, tables and code stay linear.
+    "references": ("&#46;" * (N // 5), 0, 0),
+    "encoded hosts": ("b&#46;com " * (N // 10), N // 10, N // 10),
+    "escapes": ("\\." * (N // 2), 0, 0),
+    "backticks": ("` " * (N // 2), 0, 0),
+    "backtick runs of every length": (" ".join("`" * k for k in range(1, 340)), 0, 0),
+    "fences": ("```\n" * (N // 4), 0, 0),
+    "table rows": ("|a|b.com|\n|-|-|\n" * (N // 16), N // 16, N // 16),
+    "e-mail local parts": ("b.com@" * (N // 6), 0, N // 6 - 1),
+    "nested redirects": ("https://a.example/?u=" + "https://b.com/" * (N // 14), 1, N // 14),
+    "code spans with slashes": ("`//b.com` " * (N // 10), 0, N // 10),
 }
 
 

@@ -15,6 +15,7 @@ import os
 import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 import yaml
@@ -90,7 +91,8 @@ def test_sources_and_citations_match_the_oracle(name: str, index: int) -> None:
     assert provider is not None
     transcript = read_responses(provider, [json_body(interaction) or {}])
     expected = ORACLES[name]["per_interaction"][index]
-    assert [source.url for source in sources(transcript)] == expected["sources"]
+    assert [source.url for source in sources(transcript, raw=True)] == expected["sources"]
+    assert [source.url for source in sources(transcript)] == one_per_page(expected["sources"])
     assert [citation.url for citation in citations(transcript)] == expected["citations"]
 
 
@@ -101,7 +103,7 @@ def test_auditing_real_output_never_raises_and_allowing_every_source_is_clean(
     interaction = interactions(name)[index]
     provider = provider_of(interaction["request"]["uri"]) or "openai"
     transcript = read_responses(provider, [json_body(interaction) or {}])
-    consulted = [source.url for source in sources(transcript)]
+    consulted = [source.url for source in sources(transcript, raw=True)]
     hosts = sorted({_host(url) for url in consulted})
     if not hosts:
         return
@@ -110,6 +112,18 @@ def test_auditing_real_output_never_raises_and_allowing_every_source_is_clean(
     block = DomainPolicy.block(hosts)
     flagged = {v.url for v in block.audit(transcript) if v.where != "text"}
     assert flagged == set(consulted)
+
+
+def one_per_page(urls: list[str]) -> list[str]:
+    """The oracle's URLs, one per page: the first URL of each, without utm_ parameters
+    if one appeared so; a fragment or a tracking parameter does not make another page."""
+    pages: dict[tuple[str, str, str], list[str]] = {}
+    for url in urls:
+        parts = urlsplit(url)
+        host = (parts.hostname or "").removeprefix("www.")
+        query = "&".join(p for p in parts.query.split("&") if p and not p.startswith("utm_"))
+        pages.setdefault((host, parts.path or "/", query), []).append(url)
+    return [next((u for u in seen if "utm_" not in u), seen[0]) for seen in pages.values()]
 
 
 def _host(url: str) -> str:
@@ -128,5 +142,5 @@ def test_every_real_cassette_reads_whole_including_streams(name: str) -> None:
     evidence = AgentloopEvidence()
     for transcript in reading.transcripts:
         evidence.add(transcript)
-    assert [s.url for s in evidence.sources()] == ORACLES[name]["all_sources"]
+    assert [s.url for s in evidence.sources()] == one_per_page(ORACLES[name]["all_sources"])
     assert [c.url for c in evidence.citations()] == ORACLES[name]["all_citations"]

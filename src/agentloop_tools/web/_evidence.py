@@ -15,36 +15,49 @@ from agentloop import Citation, HostedToolPart, Source, Transcript
 from agentloop.transcript import Message, TextPart
 
 from agentloop_tools.web._fetch_record import pages_read
+from agentloop_tools.web._pages import page_key, without_tracking
 from agentloop_tools.web._search_reader import search_sources
 
 type _Kind = Literal["consulted", "cited"]
 
 
-def sources(transcript: Transcript | Sequence[Message], *, since: int = 0) -> list[Source]:
-    """Every page a provider-run tool consulted, de-duplicated by URL, first appearance first.
+def sources(
+    transcript: Transcript | Sequence[Message], *, since: int = 0, raw: bool = False
+) -> list[Source]:
+    """Every page a provider-run tool consulted, one entry per page, first appearance first.
 
-    Includes search results, fetched pages, pages opened or searched in, pages
-    cited in the answer (a citation can only point at a page the tool read), and
-    the pages our client-side ``web_fetch`` read (their final URL), and the pages our
-    client-side ``web_search`` showed the model (never the ones the domain policy
-    withheld).
+    Includes search results, fetched pages, pages opened or searched in, pages cited
+    in the answer (a citation can only point at a page the tool read), the pages our
+    client-side ``web_fetch`` read (their final URL), and the pages our client-side
+    ``web_search`` showed the model (never the ones the domain policy withheld). One
+    page is one entry: URLs that differ only in ``utm_*`` parameters (OpenAI adds
+    ``?utm_source=openai``), the fragment, the scheme, ``www.`` or the host's case name
+    the same page. The entry shows the first URL without tracking parameters if one
+    appeared, and the first title given.
 
     Args:
         transcript: an agentloop ``Transcript`` or a sequence of messages.
         since: index of the first message to read; negative counts from the end.
+        raw: one entry per distinct URL as written instead, nothing merged.
     """
-    seen: set[str] = set()
-    found: list[Source] = []
+    pages: dict[str, list[Source]] = {}
     for message in _from(transcript, since):
         for _, source in _evidence(message):
-            if source.url not in seen:
-                seen.add(source.url)
-                found.append(source)
+            pages.setdefault(source.url if raw else page_key(source.url), []).append(source)
         for source in [*pages_read(message), *search_sources(message)]:
-            if source.url not in seen:
-                seen.add(source.url)
-                found.append(source)
-    return found
+            pages.setdefault(source.url if raw else page_key(source.url), []).append(source)
+    return [_one_page(seen) for seen in pages.values()]
+
+
+def _one_page(seen: list[Source]) -> Source:
+    first = seen[0]
+    if len(seen) == 1:
+        return first
+    url = next((s.url for s in seen if without_tracking(s.url) == s.url), first.url)
+    title = next((s.title for s in seen if s.title), None)
+    if url == first.url and title == first.title:
+        return first
+    return Source(url=url, title=title)
 
 
 def citations(transcript: Transcript | Sequence[Message], *, since: int = 0) -> list[Citation]:

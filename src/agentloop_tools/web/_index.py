@@ -53,9 +53,10 @@ class RuleIndex:
         """The allow rule that clearly names this location, or None.
 
         Only the browser's own reading counts: no look-alike, no mapped address,
-        and a path rule must hold for every reading of the path.
+        and a path rule must hold for every reading of the path. A URL that other
+        clients read as another host is admitted by no rule.
         """
-        if not location.valid:
+        if not location.valid or not location.agreed:
             return None
         return self._find(location.host, location.is_ip, location.path, admitting=True)
 

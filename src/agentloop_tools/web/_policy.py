@@ -8,7 +8,9 @@ checked against the same list the provider was given.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import re
+from bisect import bisect_left
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -18,11 +20,19 @@ from agentloop.transcript import Message, TextPart, join_text
 from agentloop_tools.web._evidence import message_sources, messages_of
 from agentloop_tools.web._fetch_record import reached
 from agentloop_tools.web._index import RuleIndex
+from agentloop_tools.web._markup import Decoded, decode, layout
 from agentloop_tools.web._rules import Rule, parse_rules
 from agentloop_tools.web._search import native_web_search
 from agentloop_tools.web._search_reader import search_call_urls, search_sources
-from agentloop_tools.web._text import Found, read_token, split_attributes, tokens
-from agentloop_tools.web._url import Location, locate, quick_host
+from agentloop_tools.web._text import (
+    Found,
+    has_deleted,
+    linked_reading,
+    read_token,
+    split_attributes,
+    tokens,
+)
+from agentloop_tools.web._url import Location, locate, nested_urls, quick_host
 from agentloop_tools.web._verdict import verdict
 
 type Mode = Literal["allow", "block"]
@@ -141,18 +151,24 @@ class DomainPolicy:
         blocks it. Accepts full URLs, scheme-relative URLs and bare hosts with an
         optional port and path. Never raises.
         """
-        location = locate(url_or_host) if isinstance(url_or_host, str) else None
-        return self._rule_for(location)
+        if not isinstance(url_or_host, str):
+            return None
+        permitted, rule = self._judge_url(url_or_host)
+        return rule if permitted is (self._mode == "allow") else None
 
     def permits(self, url_or_host: str) -> bool:
         """Whether the policy lets an agent reach ``url_or_host``. Never raises.
 
         An allowlist permits only what a rule clearly names; anything unreadable is
-        refused. A blocklist refuses anything any rule could cover.
+        refused. A blocklist refuses anything any rule could cover. Where readers
+        disagree on the host (``https://good.com\\@evil.com/`` is good.com to a browser,
+        evil.com to urllib and httpx), an allowlist refuses and a blocklist refuses if
+        either host is blocked. A URL carried inside another (a redirector's
+        ``?url=https://...``) is judged too.
         """
-        location = locate(url_or_host) if isinstance(url_or_host, str) else None
-        covered = self._rule_for(location) is not None
-        return covered if self._mode == "allow" else not covered
+        if not isinstance(url_or_host, str):
+            return self._mode == "block"
+        return self._judge_url(url_or_host)[0]
 
     def audit(
         self, transcript: Transcript | Sequence[Message], *, since: int = 0
@@ -226,34 +242,95 @@ class DomainPolicy:
         return self._index.blocking(location)
 
     def _verdict(self, location: Location | None) -> tuple[bool, str | None]:
-        """(permitted, rule) for one location."""
+        """(permitted, the rule that admits or blocks it) for one location."""
         rule = self._rule_for(location)
-        if self._mode == "allow":
-            return rule is not None, None
-        return rule is None, rule
+        return (rule is not None) if self._mode == "allow" else (rule is None), rule
+
+    def _judge_url(self, url: str, depth: int = 0) -> tuple[bool, str | None]:
+        """(permitted, rule) for a URL and the URLs it carries (a redirector's target)."""
+        permitted, rule = self._verdict(locate(url))
+        if depth >= _NESTING or (not permitted and self._mode == "block"):
+            return permitted, rule
+        for inner in nested_urls(url):
+            inner_permitted, inner_rule = self._judge_url(inner, depth + 1)
+            if not inner_permitted:
+                return False, inner_rule
+        return permitted, rule
 
     def _check_url(self, url: str, where: Where, index: int, out: list[Violation]) -> None:
-        location = locate(url)
-        if location is None and self._mode == "block":
-            return
-        permitted, rule = self._verdict(location)
+        permitted, rule = self._judge_url(url)
         if not permitted:
             out.append(Violation(url, where, index, rule))
 
     def _audit_text(self, text: str, index: int) -> list[Violation]:
+        """Findings in the text as renderers lay it out, and in the text they decode.
+
+        A finding in the decoded text is reported with the span and spelling of the
+        text as written, unless the written text already gave a finding there. An
+        allowlist drops a finding in the written text whose decoded reading it admits
+        (``https://python&#46;org/`` goes to python.org); a blocklist keeps both.
+        """
+        shown, code = layout(text)
+        # Linkifiers never link inside code: an allowlist reads bare hosts elsewhere only.
+        prose: Callable[[int, int], bool] = lambda start, end: not code.holds(start, end)  # noqa: E731
+        violations = self._scan_text(shown, index, prose)
+        if shown is not text:
+            violations = [_respelled(violation, text) for violation in violations]
+        # A browser decodes HTML (every reference, backslashes kept); CommonMark decodes
+        # markdown (escapes, references ending in ";"). The same text is scanned once.
+        browser = decode(shown, commonmark=False)
+        commonmark = decode(shown, commonmark=True)
+        if commonmark is not None and browser is not None and commonmark.text == browser.text:
+            commonmark = browser
+        found: dict[int, tuple[Decoded, list[Violation]]] = {}
+        for reading in (browser, commonmark):
+            if reading is not None and id(reading) not in found:
+                scanned = self._scan_text(reading.text, index, _mapped(prose, reading))
+                found[id(reading)] = (reading, scanned)
+        if not found:
+            return violations
+        if self._mode == "allow":
+            violations = _unless_admitted_as_decoded(
+                violations, text, found.get(id(browser)), found.get(id(commonmark))
+            )
+        # Where readings overlap, the one that covers the most of the text is reported:
+        # the decoded "&#104;ttps://evil.example/" rather than "evil.example/".
+        candidates = [(violation, 0) for violation in violations]
+        for rank, (reading, extra) in enumerate(found.values(), start=1):
+            for violation in extra:
+                assert violation.span is not None
+                start, end = reading.span(*violation.span)
+                moved = replace(violation, url=text[start:end], span=(start, end))
+                candidates.append((moved, rank))
+        candidates.sort(key=_widest_first)
+        kept: list[Violation] = []
+        reach = -1
+        for violation, _ in candidates:
+            assert violation.span is not None
+            start, end = violation.span
+            if start >= reach:  # overlapping readings of one link are one finding
+                kept.append(violation)
+                reach = end
+        return kept
+
+    def _scan_text(
+        self, text: str, index: int, prose: Callable[[int, int], bool]
+    ) -> list[Violation]:
+        """Findings in ``text``; ``prose(start, end)`` says whether a span is outside code."""
         verdicts: dict[tuple[str, ...], str | Literal[False] | None] = {}
         # Answers repeat links: judge each distinct token once.
-        judged: dict[str, list[tuple[int, int, str, str | None]]] = {}
+        judged: dict[str, list[tuple[int, int, str, str | None, bool]]] = {}
         violations: list[Violation] = []
-        mentions = self._mode == "block"
         for offset, token in tokens(text):
             flagged = judged.get(token)
             if flagged is None:
                 flagged = judged[token] = self._judge(
-                    read_token(token, mentions=mentions), verdicts
+                    token, read_token(token, mentions=True), verdicts
                 )
-            for start, end, written, rule in flagged:
+            for start, end, written, rule, bare in flagged:
                 span = (start + offset, end + offset)
+                if bare and self._mode == "allow" and not prose(*span):
+                    continue
                 violations.append(Violation(written, "text", index, rule, span=span))
         extra = split_attributes(text)
         if extra:
@@ -261,13 +338,33 @@ class DomainPolicy:
         return violations
 
     def _judge(
-        self, finds: list[Found], verdicts: dict[tuple[str, ...], str | Literal[False] | None]
-    ) -> list[tuple[int, int, str, str | None]]:
-        flagged: list[tuple[int, int, str, str | None]] = []
+        self,
+        token: str,
+        finds: list[Found],
+        verdicts: dict[tuple[str, ...], str | Literal[False] | None],
+    ) -> list[tuple[int, int, str, str | None, bool]]:
+        """(start, end, text, rule, is a bare host) of each finding the policy refuses.
+
+        A blocklist judges every host named; an allowlist judges links and the bare
+        hosts a linkifier renders as links (``evil.com``, not ``admin@evil.com``).
+        """
+        flagged: list[tuple[int, int, str, str | None, bool]] = []
         link_start, link_end = -1, -1
+        allow = self._mode == "allow"
         for found in finds:
             if found.kind == "mention" and link_start <= found.start < link_end:
-                continue  # the host of a link already reported
+                continue  # the host of a link already reported, or (allowlist) in a link
+            if allow and found.kind == "mention":
+                if token[found.start - 1 : found.start] == "@":
+                    continue  # an e-mail address: a mailto: link, no web host
+                if token.startswith("](", found.end):
+                    continue  # link text: renderers link the destination, not the text
+                shown = linked_reading(found)
+                if shown is None:
+                    continue
+                found = found._replace(readings=(shown,))
+            if allow and found.kind == "url":
+                link_start, link_end = found.start, found.end
             verdict = verdicts.get(found.readings, _UNSEEN)
             if verdict is _UNSEEN:
                 verdict = verdicts[found.readings] = self._text_verdict(found)
@@ -275,7 +372,7 @@ class DomainPolicy:
                 continue
             if found.kind == "url":
                 link_start, link_end = found.start, found.end
-            flagged.append((found.start, found.end, found.text, verdict))
+            flagged.append((found.start, found.end, found.text, verdict, found.kind == "mention"))
         return flagged
 
     def _merge_attributes(
@@ -295,14 +392,18 @@ class DomainPolicy:
                 violation.span[0] < end and start < violation.span[1] for start, end in spans
             )
         ]
-        for start, end, written, rule in self._judge(extra, verdicts):
+        for start, end, written, rule, _ in self._judge("", extra, verdicts):
             kept.append(Violation(written, "text", index, rule, span=(start, end)))
         kept.sort(key=lambda violation: violation.span or (0, 0))
         return kept
 
     def _text_verdict(self, found: Found) -> str | Literal[False] | None:
         """The violation's rule (None: not allowlisted), or False when permitted."""
-        if len(found.readings) == 1 and not self._index.has_path_rules:
+        if (
+            len(found.readings) == 1
+            and not self._index.has_path_rules
+            and (self._mode == "block" or not nested_urls(found.readings[0]))
+        ):
             # Host rules only: a plain URL's host decides, whatever follows it.
             host = quick_host(found.readings[0])
             if host is not None:
@@ -311,10 +412,11 @@ class DomainPolicy:
                     return False if rule is not None else None
                 return rule if rule is not None else False
         if self._mode == "allow":
-            location = locate(found.readings[0])
-            if location is None:
+            if locate(found.readings[0]) is None:
                 return False  # relative links and mailto: reach no host
-            return False if self._index.admitting(location) is not None else None
+            if has_deleted(found.readings[0]):
+                return None  # browsers delete it from the host, markdown-it keeps it
+            return False if self._judge_url(found.readings[0])[0] else None
         for reading in found.readings:
             rule = self._index.blocking(location) if (location := locate(reading)) else None
             if rule is not None:
@@ -323,6 +425,90 @@ class DomainPolicy:
 
 
 _SEAM_WINDOW = 2048
+# What comes just before a URL that only a browser or a markdown renderer reads: an
+# href or src attribute value, or a markdown link destination.
+_DESTINATION_BEFORE = re.compile(r"""(?:\b(?:href|src)\s*=\s*["']?|\]\(\s*<?)$""", re.IGNORECASE)
+# How deep URLs carried inside URLs are followed (a redirector to a redirector...).
+_NESTING = 3
+
+
+class _Spans:
+    """Which stretches of text already hold a finding: overlap tests in log time."""
+
+    def __init__(self, violations: list[Violation]) -> None:
+        spans = sorted(violation.span for violation in violations if violation.span)
+        self._starts = [start for start, _ in spans]
+        self._reach: list[int] = []
+        furthest = -1
+        for _, end in spans:
+            furthest = max(furthest, end)
+            self._reach.append(furthest)
+
+    def overlaps(self, start: int, end: int) -> bool:
+        before = bisect_left(self._starts, max(end, start + 1)) - 1
+        return before >= 0 and self._reach[before] > start
+
+
+def _mapped(prose: Callable[[int, int], bool], reading: Decoded) -> Callable[[int, int], bool]:
+    """``prose`` for spans of the decoded text."""
+    return lambda start, end: prose(*reading.span(start, end))
+
+
+def _unless_admitted_as_decoded(
+    violations: list[Violation],
+    text: str,
+    browser: tuple[Decoded, list[Violation]] | None,
+    commonmark: tuple[Decoded, list[Violation]] | None,
+) -> list[Violation]:
+    """Drop a link only its decoded form of which is followed, when that form is admitted.
+
+    In an ``href``/``src`` value the browser decodes every reference; in a markdown link
+    destination CommonMark decodes escapes and references ending in ";". Elsewhere the
+    text as written is a reading of its own: markdown-it ends a bare link at a
+    reference, and leaves references in autolinks alone.
+    """
+    readers = {
+        kind: (reading, _Spans([replace(v, span=reading.span(*v.span or (0, 0))) for v in extra]))
+        for kind, pair in (("attribute", browser), ("destination", commonmark))
+        if pair is not None
+        for reading, extra in (pair,)
+    }
+    kept = []
+    for violation in violations:
+        if violation.span is not None:
+            start, end = violation.span
+            before = _DESTINATION_BEFORE.search(text, max(start - 64, 0), start)
+            kind = (
+                None
+                if before is None
+                else "destination"
+                if before.group()[0] == "]"
+                else "attribute"
+            )
+            reader = readers.get(kind) if kind is not None else None
+            if (
+                reader is not None
+                and reader[0].changes(start, end)
+                and not reader[1].overlaps(start, end)
+            ):
+                continue
+        kept.append(violation)
+    return kept
+
+
+def _widest_first(candidate: tuple[Violation, int]) -> tuple[int, int, int]:
+    violation, rank = candidate
+    start, end = violation.span or (0, 0)
+    return start, -end, rank
+
+
+def _respelled(violation: Violation, text: str) -> Violation:
+    """The violation with its URL as written (layout put spaces where pipes were)."""
+    if violation.span is None:
+        return violation
+    start, end = violation.span
+    written = text[start:end]
+    return violation if written == violation.url else replace(violation, url=written)
 
 
 def _spaced_seams(texts: list[str]) -> list[int]:

@@ -35,10 +35,9 @@ _SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0
 _BEFORE_SCHEME_RELATIVE = frozenset("([<'=*_~|,")
 _NOT_BEFORE_WWW = _SCHEME_CHARS | frozenset("/@\\")
 _AUTHORITY_END = re.compile(r"[/\\?#]")
-# What GFM's autolinker ends a domain at: anything but ASCII letters, digits and the
-# few characters an authority may hold (userinfo, port, IPv6 brackets, escapes).
-_HOST_STOP = re.compile(r"[^A-Za-z0-9._~%:@\[\]!$&'()*+,;=-]")
-
+_PLAIN_WORD = re.compile(r"[\w-]*")
+_SLASH_RUN = re.compile(r"[/\\]{2,}")
+_IPV4_PART = re.compile(r"0[xX][0-9A-Fa-f]*|[0-9]+")
 # CJK and full-width punctuation ends a link: Chinese and Japanese text puts no
 # space between a URL and the next word. Full stops stay: inside a host they
 # are label separators to IDNA.
@@ -55,20 +54,40 @@ _TRAILING = frozenset(".,:;!?'*_~\u3002\uff0e\uff61")
 # ideographic full stops or defanged dots ("example[.]com"). It starts after a
 # non-label character or after a percent-escape, as in a redirect's
 # "?url=https%3A%2F%2Fexample.com".
-_LABEL_CHARS = r"[\w\-\u00ad\u200b-\u200d\u2060\ufeff]"
+# Code points UTS #46 deletes from a host (soft hyphen, zero-width and joiner
+# characters, variation selectors, invisible operators, fillers): "evil\ufe0f.com" is
+# evil.com to a browser. ZWJ and ZWNJ are kept by newer IDNA but deleted by the
+# transitional mapping some readers still apply.
+_DELETED = (
+    "\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200d\u2060-\u2064"
+    "\u206a-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a\U000e0100-\U000e01ef"
+)
+_LABEL_CHARS = rf"[\w\-{_DELETED}]"
+# What GFM's autolinker ends a domain at: anything but ASCII letters, digits and the
+# few characters an authority may hold (userinfo, port, IPv6 brackets, escapes).
+# Characters UTS #46 deletes do not end it: linkifiers keep them in the host.
+_HOST_STOP = re.compile(rf"[^A-Za-z0-9._~%:@\[\]!$&'()*+,;={_DELETED}-]")
+_DELETED_CHAR = re.compile(f"[{_DELETED}]")
+_DELETED_RANGES = [
+    (match.group(1), match.group(2) or match.group(1))
+    for match in re.finditer(r"(.)(?:-(.))?", _DELETED, re.DOTALL)
+]
 _DOT = r"(?:[.\uff0e\u3002\uff61]|\[\.\]|\(\.\)|\{\.\}|\[dot\]|\(dot\))"
 _MENTION = re.compile(
-    r"(?:(?<![\w\-\u00ad\u200b-\u200d\u2060\ufeff%])|(?<=%[0-9A-Fa-f]{2}))"
+    rf"(?:(?<![\w\-{_DELETED}%])|(?<=%[0-9A-Fa-f]{{2}}))"
     rf"{_LABEL_CHARS}+(?:{_DOT}{_LABEL_CHARS}+)+"
     # A mention's path matters only for path rules; capped so that a token of many
     # mentions ("x.com/x.com/...") stays linear.
     r"(?P<path>[/\\][^\s<>\"`]{0,512})?",
     re.IGNORECASE,
 )
-_DOT_THEN_LABEL = re.compile(r"[.\uff0e\u3002\uff61\])}][\w\u00ad\u200b-\u200d\u2060\ufeff-]")
+_DOT_THEN_LABEL = re.compile(rf"[.\uff0e\u3002\uff61\])}}][\w{_DELETED}-]")
 # Characters IDNA deletes, and dots it maps to ".", for judging a mention's shape.
 _TO_PLAIN: dict[int, str | None] = {
-    **dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060\ufeff")),
+    **dict.fromkeys(
+        code for first, last in _DELETED_RANGES for code in range(ord(first), ord(last) + 1)
+    ),
     **dict.fromkeys(map(ord, "\u3002\uff0e\uff61"), "."),
 }
 _DEFANGED_DOT = re.compile(r"\[\.\]|\(\.\)|\{\.\}|\[dot\]|\(dot\)", re.IGNORECASE)
@@ -79,6 +98,32 @@ _CJK_CLASS = (
 )
 _CJK_RUN = re.compile(_CJK_CLASS)
 _DOT_CHARS = ".\u3002\uff0e\uff61"
+
+# The top-level domains linkify-it (markdown-it's linkifier, and many chat UIs built
+# on it) links without a scheme: "evil.com" and "setup.py" render as links.
+_FUZZY_TLDS = frozenset(
+    ["biz", "com", "edu", "gov", "net", "org", "pro", "web", "xxx", "aero", "asia", "coop",
+     "info", "museum", "name", "shop", "рф"]
+    + [
+        first + second
+        for first, seconds in (
+            ("a", "cdefgilmnoqrstuwxz"), ("b", "abdefghijmnorstvwyz"),
+            ("c", "acdfghiklmnoruvwxyz"), ("d", "ejkmoz"), ("e", "cegrstu"), ("f", "ijkmor"),
+            ("g", "abdefghilmnpqrstuwy"), ("h", "kmnrtu"), ("i", "delmnoqrst"), ("j", "emop"),
+            ("k", "eghimnprwyz"), ("l", "abcikrstuvy"), ("m", "acdeghklmnopqrstuvwxyz"),
+            ("n", "acefgilopruz"), ("o", "m"), ("p", "aefghklmnrstwy"), ("q", "a"),
+            ("r", "eosuw"), ("s", "abcdeghijklmnortuvxyz"), ("t", "cdfghjklmnortvwz"),
+            ("u", "agksyz"), ("v", "aceginu"), ("w", "fs"), ("y", "et"), ("z", "amw"),
+        )
+        for second in seconds
+    ]
+)  # fmt: skip
+# What may come before an e-mail address's local part (linkify-it's reading): the
+# token's start, an opening quote or parenthesis, or more of the local part. After
+# anything else ("#a.com@b.com") the local part is linked as a host of its own.
+_EMAIL_NAME = re.compile(r"[A-Za-z0-9_.;:&=+$,-]+")
+_LOCAL_BEFORE = frozenset(["", '"', "(", *"-;:&=+$,."])
+_HOST_PART_END = re.compile(r"[/\\?#:]")
 
 type Kind = Literal["url", "mention"]
 
@@ -179,7 +224,7 @@ def _read_token(token: str, mentions: bool, found: list[Found]) -> None:
             if mentions:
                 _read_mentions_between(token, authorities, found)
             return
-    if ":" in token or "//" in token or "www." in token or "WWW." in token:
+    if ":" in token or "//" in token or "\\" in token or "www." in token.lower():
         link_end = -1
         for start, authority_start in _link_starts(token):
             if start < link_end:
@@ -187,8 +232,12 @@ def _read_token(token: str, mentions: bool, found: list[Found]) -> None:
             end = _link_end(token, start)
             if authority_start >= end:
                 continue  # a scheme alone ("https:") is not a link
-            if token.startswith("//", start) and not _dotted_authority(token, start + 2, end):
-                continue  # "//comment" in code is not a link to a host named "comment"
+            if (
+                token[start] in "/\\"
+                and "\\" not in token[start:authority_start]
+                and not _dotted_authority(token, authority_start, end)
+            ):
+                continue  # "//comment" is not a link to a host named "comment"
             link_end = end
             _add_link(token, start, end, authority_start, authorities, found)
     if mentions:
@@ -265,7 +314,12 @@ def _read_mentions(token: str, position: int, finish: int, found: list[Found]) -
         host_end = path_start if path_start != -1 else end
         # Hosts named later in this one's path are mentions of their own.
         position = host_end
-        if end < len(token) and token[end] == "@":
+        if (
+            end < len(token)
+            and token[end] == "@"
+            and token[start - 1 : start] in _LOCAL_BEFORE
+            and _EMAIL_NAME.fullmatch(token, start, end)
+        ):
             continue  # an e-mail local part names no host
         if path_start != -1 or not token[end - 1].isalnum():
             end = start + _link_end(token[start:end], 0)
@@ -299,12 +353,12 @@ def _link_starts(token: str) -> list[tuple[int, int]]:
         elif scheme and token.startswith("//", after) and token[after + 2 : after + 3] not in "/":
             starts.append((begin, after + 2))
         colon = token.find(":", colon + 1)
-    slash = token.find("//")
-    while slash != -1:
-        before_ok = slash == 0 or token[slash - 1] in _BEFORE_SCHEME_RELATIVE
-        if before_ok and token[slash + 2 : slash + 3] not in "/\\":
-            starts.append((slash, slash + 2))
-        slash = token.find("//", slash + 2)
+    # Scheme-relative: browsers read "\\evil.com", "/\\evil.com" and "///evil.com" in an
+    # href as "//evil.com" (WHATWG treats "\\" as "/" and skips any run of them).
+    for slashes in _SLASH_RUN.finditer(token):
+        slash = slashes.start()
+        if (slash == 0 or token[slash - 1] in _BEFORE_SCHEME_RELATIVE) and slashes.end() < length:
+            starts.append((slash, slashes.end()))
     lowered = token.lower()
     www = lowered.find("www.")
     while www != -1:
@@ -317,9 +371,16 @@ def _link_starts(token: str) -> list[tuple[int, int]]:
 
 
 def _dotted_authority(token: str, start: int, end: int) -> bool:
+    """Whether the authority after "//" is more than one plain word ("//comment").
+
+    "localhost" is the one word linkifiers link after "//".
+    """
     authority = _AUTHORITY_END.search(token, start, end)
     host = token[start : authority.start() if authority else end]
-    return "." in host or "[" in host
+    if "@" in host:
+        return True  # userinfo: the host follows it
+    host = host.partition(":")[0]  # "//TODO:fix" is a comment too
+    return _PLAIN_WORD.fullmatch(host) is None or host.lower() == "localhost"
 
 
 def _link_end(token: str, start: int) -> int:
@@ -383,7 +444,23 @@ def _is_host_like(host: str) -> bool:
     last = labels[-1]
     if not last.isdigit() and any(char.isalpha() for char in last):
         return True
-    return len(labels) == 4 and all(label.isdigit() and len(label) <= 3 for label in labels)
+    return _ipv4_like(labels)
+
+
+def _ipv4_like(labels: list[str]) -> bool:
+    """Labels a browser (and curl, and ``inet_aton``) read as an IPv4 address.
+
+    Four numbers, or fewer in octal (``0251.0376.43518``) or with a last part too big
+    for one byte (``169.254.43518``); "3.14" and "1.2.3" stay version numbers.
+    """
+    if not 2 <= len(labels) <= 4 or not all(_IPV4_PART.fullmatch(label) for label in labels):
+        return False
+    if len(labels) == 4:
+        return True
+    last = labels[-1]
+    return any(len(label) > 1 and label[0] == "0" for label in labels) or (
+        last.isdigit() and len(last) <= 10 and int(last) > 255
+    )
 
 
 def _cjk_free(host: str) -> list[str]:
@@ -392,6 +469,41 @@ def _cjk_free(host: str) -> list[str]:
         return []
     pieces = (piece.strip(_DOT_CHARS) for piece in _CJK_RUN.split(host))
     return [piece for piece in pieces if piece and _is_host_like(piece)]
+
+
+def linkable(mention: str) -> bool:
+    """Whether a linkifier renders this bare host (with its path) as a link.
+
+    Its last label must be a top-level domain linkify-it knows (or punycode), joined
+    by ASCII dots: "evil.com" and "setup.py" are links, "example.community",
+    "example。com" and "example[.]com" are not.
+    """
+    end = _HOST_PART_END.search(mention)
+    host = _DELETED_CHAR.sub("", mention[: end.start()] if end else mention).rstrip(".")
+    if not host.replace(".", "").replace("-", "").replace("_", "").isalnum():
+        return False  # defanged or full-width dots, brackets, CJK stops: not linked
+    last = host[host.rfind(".") + 1 :].lower()
+    return last in _FUZZY_TLDS or last.startswith("xn--")
+
+
+def linked_reading(found: Found) -> str | None:
+    """The reading of a bare host a linkifier renders as a link, or None if it links none.
+
+    A linkifier takes CJK text glued before a host into the link ("访问example.com" is
+    one punycode host) and stops at an ideographic full stop; without such a link, the
+    host read without the CJK text is tried.
+    """
+    glued = _CJK_FULL_STOP.split(found.readings[0], maxsplit=1)[0]
+    return next((reading for reading in (glued, *found.readings[1:]) if linkable(reading)), None)
+
+
+def has_deleted(text: str) -> bool:
+    """Whether ``text`` holds a character UTS #46 deletes from hosts.
+
+    Browsers delete it, markdown-it keeps it in the punycode of the link it renders:
+    the readings disagree.
+    """
+    return _DELETED_CHAR.search(text) is not None
 
 
 def _overlaps(spans: list[tuple[int, int]], start: int, end: int) -> bool:

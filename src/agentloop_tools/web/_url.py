@@ -42,6 +42,16 @@ _PLAIN_HOST_PREFIX = re.compile(
     r"(?:[Hh][Tt][Tt][Pp][Ss]?://)?((?:[A-Za-z0-9_-]+\.)+[A-Za-z_][A-Za-z0-9_-]*)(?=[/?#]|$)"
 )
 _SLASHES = re.compile(r"/{2,}")
+# RFC 3986: the authority follows "//" and ends at "/", "?" or "#".
+_AUTHORITY = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://([^/?#]*)")
+# The host part of "host[:port]", as httpx reads it: up to ":" or "@", or an IP literal.
+_RFC_HOST = re.compile(r"\[[^\]]*\]|[^:@]*")
+# An absolute URL inside another one's path, query or fragment, up to the next
+# parameter separator.
+_NESTED = re.compile(r"(?i)(?<![A-Za-z0-9+.\-])(?:https?|ftp|wss?):[/\\]{2}[^&\s]+")
+_SCHEME_SLASHES = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:[/\\]*")
+_AUTHORITY_END = re.compile(r"[/\\?#]")
+_ESCAPED_SCHEME = re.compile(r"(?i)%25|%3A|%2F|%5C")
 # IPv6 forms that carry an IPv4 address in their last 32 bits and reach it:
 # IPv4-mapped (::ffff:0:0/96), IPv4-compatible (::/96, deprecated but routed by some
 # stacks) and the NAT64 well-known prefix (64:ff9b::/96).
@@ -60,7 +70,10 @@ class Location(NamedTuple):
             best-effort reading, used only to decide whether a blocklist covers it.
         also_served_as: other hosts the same request could reach or pass for: the
             IPv4 behind an IPv4-mapped IPv6 address, the ASCII look-alike of a
-            mixed-script host.
+            mixed-script host, the host an RFC 3986 client reads when it differs.
+        agreed: ``False`` when RFC 3986 clients (urllib, httpx, requests) read another
+            host than the browser (``https://good.com\\@evil.com/``); an allowlist
+            then admits neither reading.
     """
 
     host: str
@@ -68,6 +81,7 @@ class Location(NamedTuple):
     is_ip: bool
     valid: bool = True
     also_served_as: tuple[str, ...] = ()
+    agreed: bool = True
 
 
 def normalize_host(hostname: str) -> str:
@@ -85,8 +99,10 @@ def as_url(text: str) -> str | None:
     ``javascript:`` and other schemes without an authority.
     """
     candidate = text.strip(_STRIP)
-    if not candidate or candidate[0] in "?#" or (candidate[0] == "/" and candidate[1:2] != "/"):
+    if not candidate or candidate[0] in "?#":
         return None
+    if candidate[0] in "/\\" and candidate[1:2] not in ("/", "\\"):
+        return None  # a path: "/\\x" and "\\\\x" are scheme-relative to a browser, "/x" is not
     scheme_match = _SCHEME.match(candidate)
     if scheme_match is None:
         if candidate[:2] in ("//", "\\\\", "/\\", "\\/"):
@@ -138,18 +154,87 @@ def parse(url_or_host: str) -> Location | None:
     try:
         parts = parse_url(url, attributes=_ATTRIBUTES)
     except ValueError:
-        return _lenient(url)
+        lenient = _lenient(url)
+        if lenient is None:
+            # Nothing a browser reads; an HTTP client may still read a host.
+            hosts = rfc3986_hosts(url)
+            if not hosts:
+                return None
+            is_ip = hosts[0].startswith("[") or hosts[0].replace(".", "").isdigit()
+            return Location(hosts[0], "/", is_ip, False, tuple(hosts[1:]))
+        return _with_other_readings(lenient, url)
     hostname = parts["hostname"]
     if not hostname:
         return None
     host_type = parts["host_type"]
     if host_type == HostType.IPV4:
-        return Location(hostname, parts["pathname"], is_ip=True)
+        return _with_other_readings(Location(hostname, parts["pathname"], is_ip=True), url)
     if host_type == HostType.IPV6:
         mapped = _mapped_ipv4(hostname)
-        return Location(hostname, parts["pathname"], is_ip=True, also_served_as=mapped)
+        location = Location(hostname, parts["pathname"], is_ip=True, also_served_as=mapped)
+        return _with_other_readings(location, url)
     host = normalize_host(hostname)
-    return Location(host, parts["pathname"], is_ip=False, also_served_as=look_alikes(host))
+    location = Location(host, parts["pathname"], is_ip=False, also_served_as=look_alikes(host))
+    return _with_other_readings(location, url)
+
+
+def _with_other_readings(location: Location, url: str) -> Location:
+    """Add the hosts RFC 3986 clients read in ``url`` when they differ from the browser's."""
+    if "@" not in url and "\\" not in url:
+        return location  # without userinfo or a backslash every reader agrees
+    others = tuple(
+        host for host in rfc3986_hosts(url) if host not in (location.host, *location.also_served_as)
+    )
+    if not others:
+        return location
+    return location._replace(also_served_as=location.also_served_as + others, agreed=False)
+
+
+def rfc3986_hosts(url: str) -> list[str]:
+    """The hosts an RFC 3986 client (urllib, httpx, requests) reads in an absolute URL.
+
+    Such clients end the authority at "/", "?" or "#" only (a backslash is data) and
+    split userinfo at the first "@" (the grammar's reading, httpx) or the last
+    (urllib, urllib3): both are returned when they differ. Hosts are normalised as
+    the browser's are, so only a real difference counts.
+    """
+    match = _AUTHORITY.match(url)
+    if match is None:
+        return []
+    authority = match.group(1)
+    hosts: list[str] = []
+    for host_port in {authority.split("@", 1)[-1], authority.rsplit("@", 1)[-1]}:
+        raw = _RFC_HOST.match(host_port)
+        host = raw.group() if raw is not None else ""
+        if not host or "\\" in host:
+            continue  # no host, or one no resolver accepts
+        try:
+            parsed = parse_url("http://" + host + "/", attributes=("hostname", "host_type"))
+        except ValueError:
+            continue
+        name = parsed["hostname"]
+        if name and name not in hosts:
+            hosts.append(name if parsed["host_type"] != HostType.DEFAULT else normalize_host(name))
+    return hosts
+
+
+def nested_urls(url: str) -> list[str]:
+    """Absolute URLs carried after the authority of ``url``, as redirectors carry them.
+
+    ``https://good.com/r?to=https%3A%2F%2Fevil.com%2F`` carries ``https://evil.com/``:
+    escapes are decoded (twice at most, for double-encoded targets).
+    """
+    if "%" not in url and url.find(":", url.find(":") + 1) == -1:
+        return []  # no second scheme, escaped or not
+    scheme = _SCHEME_SLASHES.match(url)
+    authority_end = _AUTHORITY_END.search(url, scheme.end() if scheme is not None else 0)
+    if authority_end is None:
+        return []
+    tail = url[authority_end.start() :]
+    for _ in range(2):
+        if "%" in tail and _ESCAPED_SCHEME.search(tail):
+            tail = unquote(tail, errors="replace")
+    return [nested.group() for nested in _NESTED.finditer(tail)]
 
 
 def refang(text: str) -> str:
