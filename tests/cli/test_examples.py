@@ -118,8 +118,12 @@ def test_the_demo_shows_one_page_one_line() -> None:
     ).stdout  # fmt: skip
     medium = "https://medium.com/@pydev/python-3-13-repl-tour-5f1e"
     # The page OpenAI cites with ?utm_source=openai is one source, one violation line.
-    sources = [line for line in demo.splitlines() if line.startswith(f"  - {medium}  (")]
-    assert sources == [f"  - {medium}  (A tour of the Python 3.13 REPL)"]
+    openai = demo.split("=== openai", 1)[1]
+    consulted = openai.split("sources consulted:\n", 1)[1].split("citations:", 1)[0]
+    assert consulted.splitlines() == [
+        "  - https://docs.python.org/3/whatsnew/3.13.html  (What's New In Python 3.13)",
+        f"  - {medium}  (A tour of the Python 3.13 REPL)",
+    ]
     assert "4 violation(s) on 1 page(s)" in demo
     lines = demo.splitlines()
     at = lines.index(
