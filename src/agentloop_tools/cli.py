@@ -188,6 +188,7 @@ def _add_output(parser: argparse.ArgumentParser) -> None:
 class FileAudit:
     path: str
     transcripts: int = 0
+    tool_requests: int = 0
     violations: list[dict[str, Any]] = field(default_factory=list)
     problems: list[dict[str, Any]] = field(default_factory=list)
 
@@ -207,6 +208,7 @@ def _audit(args: argparse.Namespace) -> int:
         try:
             reading = reader.read(path)
             audit.transcripts = len(reading.transcripts)
+            audit.tool_requests = reading.tool_traffic
             audit.problems = [_problem(problem) for problem in reading.problems]
             for number, (transcript, interactions) in enumerate(
                 zip(reading.transcripts, reading.interactions, strict=True)
@@ -296,6 +298,7 @@ def _audit_json(audits: list[FileAudit], policy: Any, origin: str, out: TextIO) 
             {
                 "path": audit.path,
                 "transcripts": audit.transcripts,
+                "tool_requests": audit.tool_requests,
                 "violations": audit.violations,
                 "problems": audit.problems,
             }
@@ -386,27 +389,67 @@ def _evidence_of(reader: Any, path: Path) -> dict[str, Any]:
     reading = reader.read(path)
     turns = []
     for transcript, interactions in zip(reading.transcripts, reading.interactions, strict=True):
-        for index, message in enumerate(transcript.messages):
-            if message.role != "assistant":
-                continue
-            window = transcript.messages[: index + 1]
+        messages = transcript.messages
+        for start, end in _turns(messages):
+            # The window runs to the turn's end, past the assistant message: the results
+            # client-side tools returned come after the call, in the next user message.
+            window = messages[:end]
+            calls = sorted(
+                {
+                    interactions[index]
+                    for index in range(start, end)
+                    if index < len(interactions)
+                    and interactions[index] is not None
+                    and messages[index].role == "assistant"
+                }
+            )
             turns.append(
                 {
-                    "message_index": index,
-                    "interaction": interactions[index] if index < len(interactions) else None,
-                    "asked": _asked_before(transcript.messages, index),
-                    "sources": source_entries(window, since=index),
+                    "message_index": start,
+                    "last_message_index": end - 1,
+                    "interaction": calls[0] if calls else None,
+                    "interactions": calls,
+                    "asked": _asked_in(messages[start]),
+                    "sources": source_entries(window, since=start),
                     "citations": [
                         {"url": c.url, "title": c.title, "cited_text": c.cited_text}
-                        for c in citations(window, since=index)
+                        for c in citations(window, since=start)
                     ],
                 }
             )
     return {
         "path": str(path),
         "turns": turns,
+        "tool_requests": reading.tool_traffic,
         "problems": [_problem(problem) for problem in reading.problems],
     }
+
+
+def _turns(messages: Sequence[Any]) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` of each turn: from a user prompt to the next prompt.
+
+    A prompt is a user message with something besides tool results; a user message of
+    tool results only continues the turn it answers. A turn with no assistant message
+    and no tool result (a prompt left unanswered) is not listed.
+    """
+    from agentloop.transcript import ToolResultPart
+
+    starts = [
+        index
+        for index, message in enumerate(messages)
+        if index == 0
+        or (
+            message.role == "user"
+            and any(not isinstance(part, ToolResultPart) for part in message.content)
+        )
+    ]
+    for start, end in zip(starts, [*starts[1:], len(messages)], strict=True):
+        if any(
+            message.role == "assistant"
+            or any(isinstance(part, ToolResultPart) for part in message.content)
+            for message in messages[start:end]
+        ):
+            yield start, end
 
 
 def _evidence_json(files: list[dict[str, Any]], out: TextIO) -> None:
@@ -420,30 +463,34 @@ def _evidence_table(files: list[dict[str, Any]], out: TextIO) -> None:
     for file in files:
         out.write(f"{file['path']}\n")
         for turn in file["turns"]:
-            where = (
-                f"interaction {turn['interaction']}"
-                if turn["interaction"] is not None
-                else f"message {turn['message_index']}"
-            )
+            calls = turn["interactions"]
+            if len(calls) > 1:
+                where = f"interactions {', '.join(str(call) for call in calls)}"
+            elif calls:
+                where = f"interaction {calls[0]}"
+            else:
+                where = f"message {turn['message_index']}"
             out.write(f"  turn at {where}: {_clip(turn['asked'], 70)}\n")
             out.write(f"    sources ({len(turn['sources'])}):\n")
             out.writelines(f"      - {s['url']}{also_written(s)}\n" for s in turn["sources"])
             out.write(f"    citations ({len(turn['citations'])}):\n")
             out.writelines(f"      - {c['url']}\n" for c in turn["citations"])
         if not file["turns"] and not file["problems"]:
-            out.write("  no model turns\n")
+            skipped = file.get("tool_requests", 0)
+            note = f" ({skipped} search or page request(s), not model traffic)" if skipped else ""
+            out.write(f"  no model turns{note}\n")
         for problem in file["problems"]:
             out.write(f"  could not read {_where(problem)}: {problem['reason']}\n")
 
 
-def _asked_before(messages: Sequence[Any], index: int) -> str:
+def _asked_in(message: Any) -> str:
+    """The prompt a turn starts with ("" when it starts with the model's message)."""
     from agentloop.transcript import TextPart
 
-    for message in reversed(messages[:index]):
-        if message.role == "user":
-            text = " ".join(p.text for p in message.content if isinstance(p, TextPart))
-            return " ".join(text.split()) or "(tool results)"
-    return ""
+    if message.role != "user":
+        return ""
+    text = " ".join(p.text for p in message.content if isinstance(p, TextPart))
+    return " ".join(text.split()) or "(tool results)"
 
 
 # --- scan --------------------------------------------------------------------------

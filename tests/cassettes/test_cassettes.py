@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 import pytest
+import yaml
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
 from vcr.request import Request
@@ -216,3 +217,17 @@ def test_the_reader_never_raises_on_odd_cassettes(content: str, tmp_path_factory
         for problem in reading.problems:
             assert problem.path == str(path)
             assert problem.reason
+
+
+@pytest.mark.parametrize("text", ["a\x85b", "x\u2028y\u2029z", "line\nnext\x85line\n", "\x85"])
+def test_line_breaks_yaml_folds_survive_pyyaml_without_libyaml(text: str) -> None:
+    # A PyYAML built without libyaml (e.g. 6.0.1 from source on Python 3.13) emits
+    # these raw and reads NEL back as a space, unless they are written escaped.
+    from agentloop_tools.cassettes import _format
+
+    class PureDumper(yaml.SafeDumper):
+        pass
+
+    PureDumper.add_representer(str, _format._represent_text)  # type: ignore[arg-type]
+    written = yaml.dump({text: text}, Dumper=PureDumper, allow_unicode=True)
+    assert yaml.load(written, Loader=yaml.SafeLoader) == {text: text}

@@ -306,3 +306,103 @@ def test_generated_transcripts_never_crash_the_reader(
     code, _, err = in_process("audit", "--allow", "python.org", path)
     assert code in (0, 1, 2)
     assert "internal error" not in err, err
+
+
+# --- generated request bodies: the conversation a model call carried ----------------
+
+PART = st.one_of(
+    ANY,
+    st.fixed_dictionaries(
+        {"type": st.sampled_from(["text", "tool_use", "tool_result", "function_call",
+                                  "function_call_output", "message", "input_text"])},
+        optional={"text": ANY, "id": ANY, "call_id": ANY, "tool_use_id": ANY, "name": ANY,
+                  "input": ANY, "arguments": ANY, "output": ANY, "content": ANY,
+                  "is_error": ANY, "role": ANY},
+    ),
+)  # fmt: skip
+TURN = st.one_of(
+    PART,
+    st.fixed_dictionaries(
+        {"role": st.sampled_from(["user", "assistant", "tool", "system", "developer", 7])},
+        optional={"content": st.one_of(ANY, st.lists(PART, max_size=3)),
+                  "tool_calls": st.one_of(ANY, st.lists(st.one_of(ANY, st.fixed_dictionaries(
+                      {}, optional={"id": ANY, "index": ANY,
+                                    "function": st.one_of(ANY, st.fixed_dictionaries(
+                                        {}, optional={"name": ANY, "arguments": ANY}))})),
+                      max_size=3)),
+                  "tool_call_id": ANY, "name": ANY},
+    ),
+)  # fmt: skip
+REQUEST_BODY = st.one_of(
+    ANY,
+    st.fixed_dictionaries(
+        {}, optional={"messages": st.one_of(ANY, st.lists(TURN, max_size=4)),
+                      "input": st.one_of(ANY, st.lists(TURN, max_size=4))},
+    ),
+)  # fmt: skip
+ANSWERS = {
+    "https://api.anthropic.com/v1/messages": {
+        "id": "msg_1", "type": "message", "role": "assistant", "model": "m",
+        "stop_reason": "end_turn", "stop_sequence": None,
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+        "content": [{"type": "text", "text": "See https://en.wikipedia.org/wiki/X"}],
+    },
+    "https://api.openai.com/v1/responses": {
+        "id": "resp_1", "object": "response", "status": "completed", "model": "m",
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+        "output": [{"type": "message", "id": "m1", "role": "assistant", "status": "completed",
+                    "content": [{"type": "output_text", "annotations": [],
+                                 "text": "See https://en.wikipedia.org/wiki/X"}]}],
+    },
+    "https://openrouter.ai/api/v1/chat/completions": {
+        "id": "g", "object": "chat.completion", "model": "m",
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {
+            "role": "assistant", "content": "See https://en.wikipedia.org/wiki/X"}}],
+    },
+}  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    uri=st.sampled_from(sorted(ANSWERS)),
+    bodies=st.lists(REQUEST_BODY, min_size=1, max_size=3),
+    as_text=st.booleans(),
+)
+def test_generated_requests_never_crash_and_never_hide_the_response(
+    uri: str, bodies: list[Any], as_text: bool, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    folder = tmp_path_factory.mktemp("requests")
+    path = folder / "generated.yaml"
+    interactions = [
+        {
+            "request": {
+                "method": "POST",
+                "uri": uri,
+                "body": json.dumps(body, default=repr) if as_text else body,
+            },
+            "response": {
+                "status": {"code": 200},
+                "headers": {},
+                "body": {"string": json.dumps(ANSWERS[uri])},
+            },
+        }
+        for body in bodies
+    ]
+    path.write_text(yaml.safe_dump({"interactions": interactions}, allow_unicode=True))
+    reading = Reader().read(path)
+    for problem in reading.problems:
+        assert problem.reason.startswith("the request: "), problem
+        assert "cannot be read (" not in problem.reason, problem  # no unexpected error
+    answers = [
+        message
+        for transcript in reading.transcripts
+        for message in transcript.messages
+        if message.role == "assistant"
+        and any("wiki/X" in getattr(part, "text", "") for part in message.content)
+    ]
+    assert len(answers) == len(bodies), "every response is read, whatever its request"
+    code, out, err = in_process("audit", "--block", BLOCKED, "--format", "json", path)
+    assert code == (2 if reading.problems else 1), (out, err)
+    assert "internal error" not in err, err
+    [file] = json.loads(out)["files"]
+    assert sum(v["where"] == "text" for v in file["violations"]) == len(bodies)

@@ -488,3 +488,36 @@ def test_a_search_api_is_never_called_live_without_a_cassette(project: pytest.Py
     result = project.runpytest()
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*this test builds an agent but has no cassette*"])
+
+
+def test_a_conversation_the_plugin_never_saw_fails_under_the_project_policy(
+    project: pytest.Pytester,
+) -> None:
+    project.makeini("[pytest]\nagentloop_block_domains = wikipedia.org\n")
+    project.makepyfile(
+        test_agent="""
+        import pytest
+        from agentloop import Agent
+        from agentloop_tools.testing import ScriptedProvider, anthropic_message, anthropic_text
+        from agentloop_tools.web import native_web_search
+
+        SCRIPT = [anthropic_message([anthropic_text("See https://en.wikipedia.org/wiki/X.")])]
+
+        @pytest.mark.vcr
+        def test_own_agent(agentloop_env):
+            env = dict(agentloop_env, LLM_PROVIDER="anthropic")
+            http = ScriptedProvider("anthropic", SCRIPT).http_client()
+            with Agent.from_env(env, [native_web_search()], http_client=http) as agent:
+                agent.run("hello")
+        """
+    )
+    for args in (["--record-mode=once"], []):  # recording, then replaying
+        result = project.runpytest(*args)
+        result.assert_outcomes(failed=1)
+        result.stdout.fnmatch_lines(
+            [
+                "agentloop-tools: test_agent.py::test_own_agent sent 1 request(s) to a model "
+                "provider (see its cassette), but no agent conversation reached the plugin, so "
+                "the project's domain policy (from tox.ini) audited nothing.",
+            ]
+        )

@@ -85,6 +85,22 @@ def refusal(item: pytest.Item) -> str | None:
     return found if isinstance(found, str) and found else None
 
 
+def provider_requests(item: pytest.Item) -> int:
+    """Model-provider requests this test replayed from or recorded into its cassette."""
+    cassette = (getattr(item, "funcargs", None) or {}).get("vcr")
+    if cassette is None:
+        return 0
+    from agentloop_tools._providers import provider_for_host
+
+    if cassette.write_protected:
+        used = [i for i in range(len(cassette)) if cassette.play_counts[i] > 0]
+    elif cassette.dirty:
+        used = list(range(len(cassette)))
+    else:
+        return 0
+    return sum(1 for i in used if provider_for_host(cassette.requests[i].host or "") is not None)
+
+
 def describe(item: pytest.Item) -> dict[str, str] | None:
     """The test's cassette for reports: its path and whether it was replayed or recorded."""
     cassette = getattr(item, "funcargs", {}).get("vcr")

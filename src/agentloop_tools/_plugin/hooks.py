@@ -239,12 +239,25 @@ class AgentloopSession:
         __tracebackhide__ = True
         marker = item.stash.get(MARKER, None)
         evidence = evidence_of(item)
-        if marker is None or (evidence is not None and evidence.transcripts):
+        if evidence is not None and evidence.transcripts:
             return
-        if not marker.require_evidence:
-            item.stash[_NOT_AUDITED] = True
+        if marker is not None:
+            if not marker.require_evidence:
+                item.stash[_NOT_AUDITED] = True
+                return
+            pytest.fail(messages.no_evidence(item.nodeid), pytrace=False)
+        if self.default.policy is None:
             return
-        pytest.fail(messages.no_evidence(item.nodeid), pytrace=False)
+        # The project's policy applies to every test: a conversation the cassette shows
+        # but the plugin never saw would otherwise pass unaudited.
+        from agentloop_tools._plugin.cassette import provider_requests
+
+        sent = provider_requests(item)
+        if sent:
+            pytest.fail(
+                messages.unseen_conversation(item.nodeid, sent, self.default.origin),
+                pytrace=False,
+            )
 
     def _audit(self, item: pytest.Item) -> None:
         __tracebackhide__ = True

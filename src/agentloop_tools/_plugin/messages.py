@@ -104,6 +104,20 @@ def no_evidence(nodeid: str) -> str:
     )
 
 
+def unseen_conversation(nodeid: str, requests: int, origin: str) -> str:
+    return (
+        f"agentloop-tools: {nodeid} sent {requests} request(s) to a model provider (see its "
+        "cassette), but no agent conversation reached the plugin, so the project's domain "
+        f"policy (from {origin}) audited nothing.\n"
+        "Connect the test's agent in one of two ways:\n"
+        "  1. build it with the agentloop_agent fixture:\n"
+        "       agent = agentloop_agent([...tools], provider='anthropic')\n"
+        "  2. give your own agent the evidence observer:\n"
+        "       Agent.from_env(env, tools, observer=agentloop_evidence.observer)\n"
+        f"See {DOCS}."
+    )
+
+
 def not_audited(nodeid: str) -> str:
     return (
         f"NOT AUDITED {nodeid}: domain_policy(require_evidence=False) and no agent "

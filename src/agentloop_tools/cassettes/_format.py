@@ -34,7 +34,15 @@ class _Dumper(_BaseDumper):
     pass
 
 
+# Line breaks YAML folds in plain, single-quoted and block scalars. libyaml escapes
+# them by itself; PyYAML's pure-Python emitter (a build without libyaml) writes them
+# raw and reads NEL back as a space, so such strings are always written escaped.
+_FOLDED_BREAKS = frozenset("\x85\u2028\u2029")
+
+
 def _represent_text(dumper: _Dumper, value: str) -> yaml.ScalarNode:
+    if not _FOLDED_BREAKS.isdisjoint(value):
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style='"')
     if "\n" in value:
         return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|")
     return dumper.represent_scalar("tag:yaml.org,2002:str", value)

@@ -1,10 +1,13 @@
 """Turn recorded provider traffic and saved transcripts into agentloop transcripts.
 
 Each recorded response goes through agentloop's own client (the Anthropic SDK over
-an in-memory httpx2 transport, or agentloop's OpenAI Responses client over httpx),
-so what is reported is exactly what an agent would have seen. Streamed bodies are
-rebuilt into the response they stand for first. Anything that cannot be read is a
-``Problem`` naming the file, the interaction and the reason; the rest is still read.
+an in-memory httpx2 transport, agentloop's OpenAI Responses or Chat Completions
+client over httpx), so what is reported is exactly what an agent would have seen.
+Streamed bodies are rebuilt into the response they stand for first. The tool results
+client-side tools returned are read from the next request (``_history``), and the
+search API calls and pages those tools fetched are skipped as tool traffic. Anything
+that cannot be read is a ``Problem`` naming the file, the interaction and the reason;
+the rest is still read.
 """
 
 from __future__ import annotations
@@ -17,9 +20,10 @@ from typing import Any
 
 from agentloop import Transcript
 from agentloop.provider import ModelRequest, StopReason
-from agentloop.transcript import Message
+from agentloop.transcript import Message, TextPart, ToolCallPart, ToolResultPart
 
 from agentloop_tools.cassettes import _format
+from agentloop_tools.cassettes._history import History, Said, read_history
 from agentloop_tools.cassettes._load import InputError, load_json, read_text
 from agentloop_tools.cassettes._matching import _last_user_text
 from agentloop_tools.cassettes._sse import StreamError, is_stream, rebuild
@@ -49,9 +53,13 @@ class Reading:
 
     Attributes:
         interactions: for each transcript, the cassette interaction each message came
-            from (``None`` for messages that are not a recorded response).
-        skipped: interactions that are not provider model calls (trace uploads, error
-            responses), counted but not read.
+            from: the response for an assistant message, the request for tool calls
+            and results read from a request; ``None`` for prompts (and other text read
+            from a request).
+        skipped: interactions that are not read as model answers (search API calls and
+            fetched pages, empty or error responses), counted.
+        tool_traffic: of those, the requests client-side tools made (search APIs, pages
+            fetched): not model traffic.
     """
 
     path: str
@@ -59,6 +67,7 @@ class Reading:
     problems: list[Problem] = field(default_factory=list)
     interactions: list[list[int | None]] = field(default_factory=list)
     skipped: int = 0
+    tool_traffic: int = 0
 
 
 class Reader:
@@ -86,7 +95,13 @@ class Reader:
         )
 
     def cassette(self, path: str | Path) -> Reading:
-        """The conversation a cassette recorded, one transcript per cassette."""
+        """The conversations a cassette recorded, one transcript each.
+
+        A request that carries no answer of the model starts a new conversation (an
+        ``agent.run``); one that cannot be read continues the last. Each model call
+        adds the tool results its request carried (what client-side tools returned)
+        and then its response, so each transcript has the messages the live run had.
+        """
         reading = Reading(str(path))
         try:
             self._cassette(path, reading)
@@ -106,9 +121,7 @@ class Reader:
             reason = " ".join(str(error).split())[:200]
             reading.problems.append(Problem(str(path), None, f"not a readable cassette: {reason}"))
             return reading
-        transcript = Transcript()
-        sources: list[int | None] = []
-        paused = False
+        build = _Conversation()
         for index, interaction in enumerate(data["interactions"]):
             try:
                 outcome = self._interaction(interaction)
@@ -120,24 +133,33 @@ class Reader:
             if outcome is None:
                 reading.skipped += 1
                 continue
-            asked, response = outcome
-            if not response.content:
+            if outcome is _TOOL_TRAFFIC:
+                reading.skipped += 1
+                reading.tool_traffic += 1
                 continue
-            if paused and transcript.messages and transcript.messages[-1].role == "assistant":
-                transcript.extend_last_assistant(response.content, response.origin)
+            assert isinstance(outcome, _Call)
+            try:
+                history = read_history(outcome.api, outcome.request_body)
+            except Exception as error:
+                history = History(problems=[_unexpected(error)], readable=False)
+            for problem in history.problems:
+                reading.problems.append(Problem(str(path), index, f"the request: {problem}"))
+            response = None
+            if isinstance(outcome.response, str):
+                reading.problems.append(Problem(str(path), index, outcome.response))
+            elif outcome.response is None:
+                reading.skipped += 1
             else:
-                transcript.add_user_message(asked)
-                sources.append(None)
-                transcript.add_assistant_message(response.content, response.origin)
-                sources.append(index)
-            paused = response.stop_reason is StopReason.PAUSED
-        if transcript.messages:
-            reading.transcripts.append(transcript)
-            reading.interactions.append(sources)
+                response = outcome.response
+            if build.transcript.messages and _starts_anew(history):
+                _keep(build, reading)
+                build = _Conversation()
+            build.add(index, history, outcome.asked, response)
+        _keep(build, reading)
         return reading
 
-    def _interaction(self, interaction: dict[str, Any]) -> tuple[str, Any] | str | None:
-        """``(asked, response)``, a problem, or None for what is not a model call."""
+    def _interaction(self, interaction: dict[str, Any]) -> _Call | object | str | None:
+        """A model call, ``_TOOL_TRAFFIC``, a problem, or None for an empty or failed answer."""
         if not isinstance(interaction, dict):
             return f"the interaction is of type {type(interaction).__name__}, not a mapping"
         request, response = interaction.get("request"), interaction.get("response")
@@ -157,31 +179,58 @@ class Reader:
             status = int(status)
         except ValueError:
             return f"the response status code {str(status)[:20]!r} is not a number"
+        uri, method = request.get("uri", ""), request.get("method", "")
+        if not isinstance(uri, str) or not isinstance(method, str):
+            return "the request's uri or method is not text: the file may be hand-edited"
+        host, _ = _host_and_path(uri)
+        if _on(host, _SEARCH_HOSTS):
+            return _TOOL_TRAFFIC
+        # A GET off the provider hosts is a page a tool fetched, whatever its path says,
+        # unless its body is a model response (a stored response read back).
+        fetched = method.upper() in ("GET", "HEAD") and not _on(host, _PROVIDER_HOSTS)
+        api = None if fetched else _api_by_path(uri)
+        if api is None and _bookkeeping(method, uri):
+            return None
         body = body_field.get("string", "")
         if isinstance(body, bytes):
             try:
                 body = body.decode("utf-8")
             except UnicodeDecodeError:
+                if fetched:
+                    return _TOOL_TRAFFIC
                 return "the response body is binary (not UTF-8 text); decode it before recording"
         if not isinstance(body, str):
+            if fetched:
+                return _TOOL_TRAFFIC
             return f"the response body is of type {type(body).__name__}, not text"
+        if fetched and not _model_shaped(body):
+            return _TOOL_TRAFFIC
+        asked = _asked(request.get("body"))
         if not body.strip() or not (200 <= status < 300):
-            return None
-        api = _api(str(request.get("uri", "")), body)
+            # A failed call of a known model API still carried its tool results.
+            return _Call(api, request.get("body"), asked, None) if api else None
+        api = api or _api_by_body(body)
         if api is None:
+            if _search_api(method, uri):
+                return _TOOL_TRAFFIC
             return (
-                f"unknown provider API at {request.get('uri')!r}: only Anthropic Messages and "
-                "OpenAI Responses (and compatible hosts) carry hosted-tool evidence"
+                f"unknown provider API at {uri!r}: only Anthropic Messages, OpenAI Responses "
+                "and Chat Completions (and compatible hosts) are read; search APIs (a "
+                ".../search path) and GET requests off the providers' hosts are skipped as "
+                "tool traffic. Record the agent through one of those APIs, or keep this "
+                "request out of the cassettes you audit"
             )
         try:
             payload = rebuild(body) if is_stream(body) else json.loads(body)
         except (StreamError, ValueError) as error:
-            return f"the response body cannot be read: {error}"
-        asked = _asked(request.get("body"))
+            return _Call(
+                api, request.get("body"), asked, f"the response body cannot be read: {error}"
+            )
         try:
-            return asked, self._complete(api, json.dumps(payload).encode())
+            answer: Any = self._complete(api, json.dumps(payload).encode())
         except Exception as error:
-            return f"agentloop cannot read this {api} response: {error}"
+            answer = f"agentloop cannot read this {_API_NAMES[api]} response: {error}"
+        return _Call(api, request.get("body"), asked, answer)
 
     def _complete(self, api: str, body: bytes) -> Any:
         self._body = body
@@ -190,6 +239,116 @@ class Reader:
             client = self._clients[api] = _client(api, lambda: self._body)
         messages = (Message(role="user", content=(_text("recorded turn"),)),)
         return client.complete(ModelRequest(messages=messages))
+
+
+@dataclass(frozen=True, slots=True)
+class _Call:
+    """One model call: its API, request body, the text asked, and its response.
+
+    ``response`` is agentloop's response, a problem (text), or None when the call
+    failed or answered nothing (a retried 429, say).
+    """
+
+    api: str
+    request_body: Any
+    asked: str
+    response: Any
+
+
+_TOOL_TRAFFIC = object()  # a search API call or a fetched page: not model traffic
+_API_NAMES = {"anthropic": "anthropic", "openai": "openai", "chat": "Chat Completions"}
+
+
+class _Conversation:
+    """Builds one transcript from model calls, requests first, then responses."""
+
+    def __init__(self) -> None:
+        self.transcript = Transcript()
+        self.sources: list[int | None] = []
+        self.paused = False
+        self.calls: set[str] = set()
+        self.results: set[str] = set()
+
+    def add(self, index: int, history: History, asked: str, response: Any) -> None:
+        messages = self.transcript.messages
+        tail: list[Any] = []
+        if history.readable:
+            earlier, latest = _split(history.messages)
+            # What came before the last answer: the whole of it when the conversation
+            # starts here (resumed from saved history), else the calls and results no
+            # recorded response showed. Evidence all the same.
+            fresh = not messages
+            for said in earlier:
+                parts = [part for part in said.parts if fresh or self._unseen(part)]
+                if parts:
+                    tools = any(isinstance(p, ToolCallPart | ToolResultPart) for p in parts)
+                    self._append(said.role, parts, index if tools else None)
+            tail = [part for said in latest for part in said.parts]
+        content = response.content if response is not None else ()
+        if not tail:
+            if not content:
+                return
+            if self.paused and messages and messages[-1].role == "assistant":
+                self.transcript.extend_last_assistant(content, response.origin)
+                self._register(content)
+                self.paused = response.stop_reason is StopReason.PAUSED
+                return
+            tail = [TextPart(text=asked)]
+        has_results = any(isinstance(part, ToolResultPart) for part in tail)
+        repeated = (
+            bool(messages) and messages[-1].role == "user" and (messages[-1].content == tuple(tail))
+        )  # a retried request carries the same results again
+        if (has_results or content) and not repeated:
+            self._append("user", tail, index if has_results else None)
+        if content:
+            self._append("assistant", list(content), index, response.origin)
+        self.paused = response is not None and response.stop_reason is StopReason.PAUSED
+
+    def _unseen(self, part: Any) -> bool:
+        if isinstance(part, ToolCallPart):
+            return part.id not in self.calls
+        if isinstance(part, ToolResultPart):
+            return part.call_id not in self.results
+        return False
+
+    def _append(self, role: str, parts: list[Any], index: int | None, origin: Any = None) -> None:
+        self.transcript.messages.append(
+            Message(role=role, content=tuple(parts), origin=origin)  # type: ignore[arg-type]
+        )
+        self.sources.append(index)
+        self._register(parts)
+
+    def _register(self, parts: Any) -> None:
+        for part in parts:
+            if isinstance(part, ToolCallPart):
+                self.calls.add(part.id)
+            elif isinstance(part, ToolResultPart):
+                self.results.add(part.call_id)
+
+
+def _starts_anew(history: History) -> bool:
+    """Whether a request starts a new conversation: it carries only prompts.
+
+    Each ``agent.run`` in a test is its own transcript, so it is its own here too.
+    """
+    # Tool results without their calls continue a conversation (a stateful Responses
+    # request sends only the new items, after previous_response_id).
+    return history.readable and not any(
+        said.role == "assistant" or any(isinstance(part, ToolResultPart) for part in said.parts)
+        for said in history.messages
+    )
+
+
+def _keep(build: _Conversation, reading: Reading) -> None:
+    if build.transcript.messages:
+        reading.transcripts.append(build.transcript)
+        reading.interactions.append(build.sources)
+
+
+def _split(messages: list[Said]) -> tuple[list[Said], list[Said]]:
+    """The messages up to the last assistant message, and the user messages after it."""
+    last = max((i for i, said in enumerate(messages) if said.role == "assistant"), default=-1)
+    return messages[: last + 1], messages[last + 1 :]
 
 
 def read_cassette(path: str | Path) -> Reading:
@@ -290,17 +449,78 @@ def _first_error(error: Any) -> str:
     return f"{location}: {first.get('msg')}" if location else str(first.get("msg"))
 
 
-def _api(uri: str, body: str) -> str | None:
-    path = uri.split("?", 1)[0].rstrip("/")
+# Hosts of model providers: an interaction with one is never skipped as tool traffic.
+_PROVIDER_HOSTS = (
+    "anthropic.com", "openai.com", "openai.azure.com", "openrouter.ai", "modal.run",
+    "x.ai", "mistral.ai", "groq.com", "together.xyz", "deepseek.com", "googleapis.com",
+    "fireworks.ai", "cohere.com", "cohere.ai", "perplexity.ai",
+)  # fmt: skip
+# The search APIs agentloop-tools' web_search backends call.
+_SEARCH_HOSTS = ("api.search.brave.com", "api.tavily.com", "api.exa.ai")
+
+
+def _host_and_path(uri: str) -> tuple[str, str]:
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(uri.strip())
+        host = (parts.hostname or "").rstrip(".").lower()
+    except ValueError:
+        return "", uri.split("?", 1)[0]
+    return host, parts.path.rstrip("/")
+
+
+def _on(host: str, domains: tuple[str, ...]) -> bool:
+    return any(host == domain or host.endswith("." + domain) for domain in domains)
+
+
+def _api_by_path(uri: str) -> str | None:
+    _, path = _host_and_path(uri)
+    if path.endswith("/chat/completions"):
+        return "chat"
     if path.endswith("/messages"):
         return "anthropic"
     if path.endswith("/responses"):
         return "openai"
-    head = body.lstrip()[:2000]
-    if '"message_start"' in head or '"type":"message"' in head.replace(" ", ""):
+    return None
+
+
+def _search_api(method: str, uri: str) -> bool:
+    """A POST to a ``.../search`` path off the provider hosts (a custom search backend)."""
+    host, path = _host_and_path(uri)
+    return path.lower().endswith("/search") and not _on(host, _PROVIDER_HOSTS)
+
+
+def _bookkeeping(method: str, uri: str) -> bool:
+    """A provider call that holds no conversation: counting tokens, listing models."""
+    _, path = _host_and_path(uri)
+    if path.endswith("/count_tokens"):
+        return True
+    return method.upper() == "GET" and (path.endswith("/models") or "/models/" in path)
+
+
+def _model_shaped(body: str) -> bool:
+    """Whether a fetched JSON body is a whole model response (a stored one read back)."""
+    if not body.lstrip().startswith("{"):
+        return False
+    try:
+        value = json.loads(body)
+    except ValueError:
+        return False
+    if not isinstance(value, dict):
+        return False
+    anthropic = value.get("type") == "message" and value.get("role") == "assistant"
+    return anthropic or value.get("object") in ("response", "chat.completion")
+
+
+def _api_by_body(body: str) -> str | None:
+    head = body.lstrip()[:2000].replace(" ", "")
+    if '"message_start"' in head or '"type":"message"' in head:
         return "anthropic"
-    if '"object":"response"' in head.replace(" ", "") or "response.created" in head:
+    if '"object":"response"' in head or "response.created" in head:
         return "openai"
+    if '"object":"chat.completion' in head:
+        return "chat"
     return None
 
 
@@ -336,11 +556,25 @@ def _client(api: str, body: Any) -> Any:
             api_key="agentloop-tools-reader", model="recorded", http_client=http2
         )
     import httpx
-    from agentloop.providers.openai import build_openai_client
 
     http = httpx.Client(
         transport=httpx.MockTransport(
             lambda _: httpx.Response(200, content=body(), headers=headers)
         )
     )
+    if api == "chat":
+        from agentloop.providers._openai_compat import OpenAICompatClient, Quirks
+
+        return OpenAICompatClient(
+            name="openai-compat",
+            model="recorded",
+            base_url="https://recorded.invalid/v1",
+            headers={},
+            quirks=Quirks(),
+            timeout=httpx.Timeout(5.0),
+            api="completions",
+            http_client=http,
+        )
+    from agentloop.providers.openai import build_openai_client
+
     return build_openai_client(api_key="agentloop-tools-reader", model="recorded", http_client=http)

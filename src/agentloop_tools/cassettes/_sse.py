@@ -4,7 +4,9 @@ agentloop does not stream, so a recorded stream (from another client) is turned
 back into the JSON body the non-streaming API would have returned, and read like
 one. Anthropic: content blocks are assembled from their deltas (text, tool input
 JSON, citations, thinking). OpenAI Responses: the ``response.completed`` event
-carries the whole response; without it, the finished output items are used.
+carries the whole response; without it, the finished output items are used. Chat
+Completions: the ``chat.completion.chunk`` deltas (content, tool calls by index,
+annotations, finish reason) are joined into one ``chat.completion``.
 """
 
 from __future__ import annotations
@@ -53,7 +55,12 @@ def rebuild(body: str) -> dict[str, Any]:
         return _anthropic(stream)
     if any(kind.startswith("response.") for kind in kinds):
         return _openai(stream)
-    raise StreamError(f"not an Anthropic or OpenAI Responses stream (events: {sorted(kinds)[:5]})")
+    if any(event.get("object") == "chat.completion.chunk" for event in stream):
+        return _chat(stream)
+    raise StreamError(
+        "not an Anthropic, OpenAI Responses or Chat Completions stream "
+        f"(events: {sorted(kinds)[:5]})"
+    )
 
 
 def _anthropic(stream: list[dict[str, Any]]) -> dict[str, Any]:
@@ -118,4 +125,58 @@ def _openai(stream: list[dict[str, Any]]) -> dict[str, Any]:
         final["output"] = [items[index] for index in sorted(items)]
         if final.get("status") in (None, "in_progress"):
             final["status"] = "completed"
+    return final
+
+
+def _chat(stream: list[dict[str, Any]]) -> dict[str, Any]:
+    final: dict[str, Any] = {"object": "chat.completion"}
+    choices: dict[int, dict[str, Any]] = {}
+    calls: dict[int, dict[int, dict[str, Any]]] = {}
+    for event in stream:
+        if event.get("error") is not None:
+            raise StreamError(f"the stream ended in an error: {event.get('error')}")
+        for key in ("id", "model", "created"):
+            if key in event:
+                final.setdefault(key, event[key])
+        if event.get("usage"):
+            final["usage"] = event["usage"]
+        for choice in event.get("choices") or []:
+            if not isinstance(choice, dict):
+                raise StreamError("a chunk's choice is not an object")
+            index = int(choice.get("index") or 0)
+            state = choices.setdefault(
+                index,
+                {"index": index, "message": {"role": "assistant", "content": None}},
+            )
+            message = state["message"]
+            delta = choice.get("delta") or {}
+            if not isinstance(delta, dict):
+                raise StreamError("a chunk's delta is not an object")
+            if isinstance(delta.get("content"), str):
+                message["content"] = (message["content"] or "") + delta["content"]
+            if isinstance(delta.get("annotations"), list):
+                message.setdefault("annotations", []).extend(delta["annotations"])
+            for call in delta.get("tool_calls") or []:
+                if not isinstance(call, dict):
+                    raise StreamError("a chunk's tool call is not an object")
+                slots = calls.setdefault(index, {})
+                slot = slots.setdefault(
+                    int(call.get("index") or 0),
+                    {"id": None, "type": "function", "function": {"name": "", "arguments": ""}},
+                )
+                if call.get("id"):
+                    slot["id"] = call["id"]
+                function = call.get("function") or {}
+                name = function.get("name")
+                if isinstance(name, str) and name and name != slot["function"]["name"]:
+                    slot["function"]["name"] += name
+                if isinstance(function.get("arguments"), str):
+                    slot["function"]["arguments"] += function["arguments"]
+            if choice.get("finish_reason"):
+                state["finish_reason"] = choice["finish_reason"]
+    if not choices:
+        raise StreamError("the stream has no choices")
+    for index, slots in calls.items():
+        choices[index]["message"]["tool_calls"] = [slots[key] for key in sorted(slots)]
+    final["choices"] = [choices[index] for index in sorted(choices)]
     return final

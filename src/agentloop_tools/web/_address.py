@@ -47,15 +47,24 @@ def refusal(address: IPAddress) -> str | None:
         # address decides (DNS64 networks give every IPv4-only site such a name).
         inner = address.ipv4_mapped or IPv4Address(int(address) & 0xFFFFFFFF)
         inner_reason = _own_refusal(inner)
-        return f"{inner_reason} ({inner} inside {address})" if inner_reason else None
-    reason = _own_refusal(address)
-    if reason is not None:
-        return reason
+        return f"{inner_reason} ({inner} inside {shown(address)})" if inner_reason else None
+    # The IPv4 address a tunnel form delivers to names the reason first: Python
+    # versions disagree on whether the tunnel prefixes themselves are "private".
     for inner in embedded_ipv4(address):
         inner_reason = _own_refusal(inner)
         if inner_reason is not None:
-            return f"{inner_reason} ({inner} inside {address})"
-    return None
+            return f"{inner_reason} ({inner} inside {shown(address)})"
+    return _own_refusal(address)
+
+
+def shown(address: IPAddress) -> str:
+    """The address as written in messages, the same on every Python version.
+
+    (``str()`` of an IPv4-mapped IPv6 address is ``::ffff:7f00:1`` before 3.13.)
+    """
+    if isinstance(address, IPv6Address) and address.ipv4_mapped is not None:
+        return f"::ffff:{address.ipv4_mapped}"
+    return str(address)
 
 
 def embedded_ipv4(address: IPAddress) -> tuple[IPv4Address, ...]:
