@@ -58,12 +58,31 @@ class UsageProblem(Exception):
     """Bad usage: reported on stderr with exit code 2."""
 
 
+def _require_agentloop_06() -> None:
+    """Cassettes are read through agentloop's clients' http_client= seam (0.6+)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        installed = version("based-models-agentloop")
+    except PackageNotFoundError:  # pragma: no cover - a dependency of this package
+        return
+    parts = [int(part) for part in installed.split(".")[:2] if part.isdigit()]
+    if len(parts) == 2 and tuple(parts) < (0, 6):
+        raise UsageProblem(
+            f"reading recordings needs based-models-agentloop 0.6 or newer (installed: "
+            f"{installed}); upgrade it: pip install 'based-models-agentloop>=0.6'. The core "
+            "library (agentloop_tools.web) works on 0.4 and 0.5."
+        )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code. Never raises (but SystemExit)."""
     arguments = list(sys.argv[1:] if argv is None else argv)
     command = arguments[0] if arguments and arguments[0] in COMMANDS else None
     try:
         args = _parse(arguments)
+        if args.command in ("audit", "evidence"):
+            _require_agentloop_06()
         if args.command == "audit":
             return _audit(args)
         if args.command == "evidence":
