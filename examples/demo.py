@@ -21,7 +21,7 @@ import httpx2
 import vcr
 from agentloop import Agent, Transcript, final_text
 
-from agentloop_tools.web import DomainPolicy, citations, sources
+from agentloop_tools.web import DomainPolicy, citations, per_page, sources
 
 CASSETTES = Path(__file__).resolve().parents[1] / "cassettes" / "demo"
 QUESTION = "What changed in Python 3.13's interactive interpreter?"
@@ -177,6 +177,8 @@ def run(provider: str, *, record: bool) -> Transcript:
 def report(provider: str, transcript: Transcript) -> int:
     print(f"\n=== {provider}: {QUESTION}")
     print(f"answer: {final_text(transcript)}\n")
+    # One page, one line, as the reports and `agentloop-tools evidence` show it: OpenAI's
+    # ?utm_source=openai copy of a URL is the same page (sources(raw=True) keeps each URL).
     print("sources consulted:")
     for source in sources(transcript):
         print(f"  - {source.url}  ({source.title or 'no title'})")
@@ -186,9 +188,12 @@ def report(provider: str, transcript: Transcript) -> int:
     policy = POLICIES[provider]
     print(f"hosted tool sent: {policy.native_web_search()!r}")
     violations = policy.audit(transcript)
-    print(f"audit against {policy!r}: {len(violations)} violation(s)")
-    for violation in violations:
-        print(f"  - {violation}")
+    pages = per_page(violations)
+    print(f"audit against {policy!r}: {len(violations)} violation(s) on {len(pages)} page(s)")
+    for page in pages:
+        print(f"  - {page}")
+        if len(page.urls) > 1:
+            print(f"    written as: {', '.join(page.urls)}")
     return len(violations)
 
 

@@ -1,8 +1,11 @@
 """Evidence reports from a test run: one JSON document, and a self-contained HTML page.
 
-Per test: its cassette, the policy in force, and per conversation the answer turns
-(text, citations), the sources consulted and the violations. The HTML page needs no
-network and no JavaScript: cited spans are highlighted and violations marked in place.
+Per test: its outcome and why it failed, its cassette, the policy in force, and per
+conversation the questions asked, the answer turns (text, citations flagged as good
+or violating), the pages consulted (one entry per page, every URL as written kept)
+and the violations (each occurrence, and one line per page). The HTML page needs no
+network and no JavaScript: cited spans are highlighted and violations marked in
+place, in words as well as colour.
 """
 
 from __future__ import annotations
@@ -11,13 +14,22 @@ import html
 import json
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from agentloop import Transcript
 from agentloop.transcript import TextPart
 
+from agentloop_tools._evidence_record import (
+    also_written,
+    page_entries,
+    questions,
+    source_entries,
+    violation_entry,
+)
 from agentloop_tools._secrets import Cleaner, secret_values
-from agentloop_tools.web import DomainPolicy, sources
+from agentloop_tools.web import DomainPolicy, Violation
+from agentloop_tools.web._pages import page_key
 
 
 def test_record(
@@ -26,57 +38,89 @@ def test_record(
     policy: DomainPolicy | None,
     policy_origin: str | None,
     cassette: dict[str, Any] | None,
+    *,
+    outcome: str,
+    failure: dict[str, Any] | None,
 ) -> dict[str, Any]:
-    """The evidence of one test, JSON-ready."""
+    """The evidence of one test, JSON-ready.
+
+    Args:
+        nodeid: the test.
+        transcripts: its conversations, in order.
+        policy: the policy it was audited with, if any; ``policy_origin`` says where
+            it was written.
+        cassette: the cassette's path and state, if it used one.
+        outcome: pytest's outcome of the test's call.
+        failure: why it failed (``_evidence_record.failure_entry``), if it did.
+    """
     conversations = []
-    for transcript in transcripts:
-        violations = policy.audit(transcript) if policy is not None else []
-        turns = []
-        for index, message in enumerate(transcript.messages):
-            if message.role != "assistant":
-                continue
-            text = ""
-            cited = []
-            for part in message.content:
-                if not isinstance(part, TextPart):
-                    continue
-                for citation in part.citations:
-                    start, end = _span_in_part(part, citation)
-                    cited.append(
-                        {
-                            "url": citation.url,
-                            "title": citation.title,
-                            "cited_text": citation.cited_text,
-                            "start": None if start is None else len(text) + start,
-                            "end": None if end is None else len(text) + end,
-                        }
-                    )
-                text += part.text
-            turns.append({"message_index": index, "text": text, "citations": cited})
+    for number, transcript in enumerate(transcripts):
+        violations = (
+            [replace(v, conversation=number) for v in policy.audit(transcript)]
+            if policy is not None
+            else []
+        )
         conversations.append(
             {
-                "turns": turns,
-                "sources": [{"url": s.url, "title": s.title} for s in sources(transcript)],
-                "violations": [
-                    {
-                        "where": v.where,
-                        "url": v.url,
-                        "message_index": v.message_index,
-                        "rule": v.rule,
-                        "span": list(v.span) if v.span else None,
-                    }
-                    for v in violations
-                ],
+                "questions": questions(transcript),
+                "turns": _turns(transcript, violations),
+                "sources": _sources(transcript, violations),
+                "violations": [violation_entry(v) for v in violations],
+                "pages": page_entries(violations),
             }
         )
     return {
         "test": nodeid,
+        "outcome": outcome,
+        "failure": failure,
         "cassette": cassette,
         "policy": None
         if policy is None
         else {"mode": policy.mode, "domains": list(policy.domains), "from": policy_origin},
         "conversations": conversations,
     }
+
+
+def _turns(transcript: Transcript, violations: Sequence[Violation]) -> list[dict[str, Any]]:
+    """The answer turns: text, and citations each flagged as a violation or not."""
+    bad = {(v.message_index, v.url): v.verdict for v in violations if v.where == "citation"}
+    turns = []
+    for index, message in enumerate(transcript.messages):
+        if message.role != "assistant":
+            continue
+        text = ""
+        cited = []
+        for part in message.content:
+            if not isinstance(part, TextPart):
+                continue
+            for citation in part.citations:
+                start, end = _span_in_part(part, citation)
+                why = bad.get((index, citation.url))
+                cited.append(
+                    {
+                        "url": citation.url,
+                        "title": citation.title,
+                        "cited_text": citation.cited_text,
+                        "start": None if start is None else len(text) + start,
+                        "end": None if end is None else len(text) + end,
+                        "violation": why is not None,
+                        "verdict": why,
+                    }
+                )
+            text += part.text
+        turns.append({"message_index": index, "text": text, "citations": cited})
+    return turns
+
+
+def _sources(transcript: Transcript, violations: Sequence[Violation]) -> list[dict[str, Any]]:
+    """The pages consulted, each flagged if consulting it was a violation."""
+    bad = {page_key(v.url): v.verdict for v in violations if v.where == "source"}
+    entries = source_entries(transcript)
+    for entry in entries:
+        why = next((bad[key] for key in map(page_key, entry["urls"]) if key in bad), None)
+        entry["violation"] = why is not None
+        entry["verdict"] = why
+    return entries
 
 
 def _span_in_part(part: TextPart, citation: Any) -> tuple[int | None, int | None]:
@@ -87,13 +131,15 @@ def _span_in_part(part: TextPart, citation: Any) -> tuple[int | None, int | None
 
 
 def document(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    conversations = [c for record in records for c in record["conversations"]]
     return {
         "tests": list(records),
         "summary": {
             "tests_with_evidence": len(records),
-            "violations": sum(
-                len(c["violations"]) for record in records for c in record["conversations"]
-            ),
+            # A refused cassette fails at teardown: pytest calls that an error.
+            "failed": sum(1 for r in records if r.get("outcome") in ("failed", "error")),
+            "violations": sum(len(c["violations"]) for c in conversations),
+            "pages_with_violations": sum(len(c.get("pages", [])) for c in conversations),
         },
     }
 
@@ -120,10 +166,16 @@ _STYLE = """
 body { font: 15px/1.5 system-ui, sans-serif; margin: 2em auto; max-width: 60em; color: #222; }
 h1 { font-size: 1.4em; } h2 { font-size: 1.1em; margin-top: 2em; border-top: 1px solid #ccc;
 padding-top: 1em; } .outcome { font-weight: bold; } .passed { color: #176117; }
-.failed { color: #a31515; } .answer { white-space: pre-wrap; background: #f7f7f7;
+.failed, .error { color: #a31515; } .answer { white-space: pre-wrap; background: #f7f7f7;
 padding: .75em; border-radius: 4px; } mark.cited { background: #fff3a8; }
-mark.violation { background: #ffc9c9; outline: 2px solid #a31515; }
-ul.violations li { color: #a31515; } .meta { color: #555; font-size: .9em; }
+mark.violation, mark.cited-violation { background: #ffc9c9; outline: 2px solid #a31515; }
+sup.ref { color: #555; } .flag, sup.flag { color: #a31515; font-weight: bold; font-size: .85em; }
+blockquote.question { margin: .5em 0; padding: .5em .75em; border-left: 4px solid #6b8cc7;
+background: #eef3fb; white-space: pre-wrap; } .label { font-weight: bold; }
+.failure { border: 2px solid #a31515; padding: .5em .75em; border-radius: 4px; }
+pre.message { white-space: pre-wrap; font-size: .85em; background: #fbeaea; padding: .5em; }
+ul.violations li, ol.citations li.violating, ul.sources li.violating { color: #a31515; }
+.meta { color: #555; font-size: .9em; }
 """
 
 
@@ -136,7 +188,8 @@ def write_html(path: str, records: Sequence[dict[str, Any]]) -> None:
         f"<style>{_STYLE}</style></head><body>",
         "<h1>agentloop-tools evidence report</h1>",
         f"<p class='meta' id='summary'>{summary['tests_with_evidence']} test(s) with evidence, "
-        f"{summary['violations']} violation(s).</p>",
+        f"{summary['failed']} failed, {summary['violations']} violation(s) on "
+        f"{summary['pages_with_violations']} page(s).</p>",
     ]
     for record in records:
         parts.append(_html_test(record))
@@ -152,6 +205,14 @@ def _html_test(record: dict[str, Any]) -> str:
         f"<section class='test'><h2>{html.escape(record['test'])} "
         f"<span class='outcome {status}'>{status}</span></h2>"
     ]
+    failure = record.get("failure")
+    if failure:
+        out.append(
+            f"<div class='failure' data-kind='{html.escape(failure['kind'], quote=True)}'>"
+            f"<p><span class='label'>Why it failed ({html.escape(failure['kind'])}):</span> "
+            f"{html.escape(failure['reason'])}.</p>"
+            f"<pre class='message'>{html.escape(failure['message'])}</pre></div>"
+        )
     cassette = record.get("cassette")
     if cassette:
         out.append(
@@ -167,64 +228,125 @@ def _html_test(record: dict[str, Any]) -> str:
         )
     for number, conversation in enumerate(record["conversations"]):
         out.append(f"<h3>Conversation {number}</h3>")
-        text_violations: dict[int, list[dict[str, Any]]] = {}
-        for violation in conversation["violations"]:
-            if violation["span"]:
-                text_violations.setdefault(violation["message_index"], []).append(violation)
-        for turn in conversation["turns"]:
-            marks = [
-                (c["start"], c["end"], "cited", c["url"])
-                for c in turn["citations"]
-                if c["start"] is not None
-            ] + [
-                (v["span"][0], v["span"][1], "violation", v["url"])
-                for v in text_violations.get(turn["message_index"], [])
-            ]
-            out.append(
-                f"<div class='answer' data-message='{turn['message_index']}'>"
-                f"{_highlight(turn['text'], marks)}</div>"
-            )
-        out.append(
-            f"<h4>Sources consulted ({len(conversation['sources'])})</h4><ul class='sources'>"
-        )
-        out += [f"<li>{html.escape(s['url'])}</li>" for s in conversation["sources"]]
-        out.append("</ul>")
-        if conversation["violations"]:
-            out.append(
-                f"<h4>Violations ({len(conversation['violations'])})</h4><ul class='violations'>"
-            )
-            for v in conversation["violations"]:
-                rule = f"blocked by {v['rule']}" if v["rule"] else "not on the allowlist"
-                out.append(
-                    f"<li>{html.escape(v['where'])}, message {v['message_index']}: "
-                    f"{html.escape(v['url'])} ({html.escape(rule)})</li>"
-                )
-            out.append("</ul>")
+        out += _html_conversation(conversation)
     out.append("</section>")
     return "\n".join(out)
 
 
-def _highlight(text: str, marks: list[tuple[int, int, str, str]]) -> str:
-    """The text with its marks: violations whole, citations around them, never overlapping."""
-    chosen: list[tuple[int, int, str, str]] = []
-    for start, end, kind, url in sorted(marks, key=lambda m: (m[2] != "violation", m[0])):
-        pieces = [(max(start, 0), min(end, len(text)))]
-        for taken_start, taken_end, _, _ in chosen:
+def _html_conversation(conversation: dict[str, Any]) -> list[str]:
+    """The questions and answers in message order, then the pages and the violations."""
+    out = []
+    text_violations: dict[int, list[dict[str, Any]]] = {}
+    for violation in conversation["violations"]:
+        if violation["span"]:
+            text_violations.setdefault(violation["message_index"], []).append(violation)
+    asked = list(conversation.get("questions", []))
+    for turn in conversation["turns"]:
+        while asked and asked[0]["message_index"] < turn["message_index"]:
+            question = asked.pop(0)
+            out.append(
+                f"<blockquote class='question' data-message='{question['message_index']}'>"
+                f"<span class='label'>Asked:</span> {html.escape(question['text'])}</blockquote>"
+            )
+        marks = [
+            _Mark(c["start"], c["end"], "cited-violation" if c["violation"] else "cited",
+                  c["url"], number, c["verdict"])
+            for number, c in enumerate(turn["citations"], 1)
+            if c["start"] is not None
+        ] + [
+            _Mark(v["span"][0], v["span"][1], "violation", v["url"], 0, v["verdict"])
+            for v in text_violations.get(turn["message_index"], [])
+        ]  # fmt: skip
+        out.append(
+            f"<div class='answer' data-message='{turn['message_index']}'>"
+            f"{_highlight(turn['text'], marks)}</div>"
+        )
+        if turn["citations"]:
+            out.append("<ol class='citations'>")
+            for citation in turn["citations"]:
+                if citation["violation"]:
+                    out.append(
+                        f"<li class='violating'><span class='flag'>VIOLATION</span> "
+                        f"{html.escape(citation['url'])} ({html.escape(citation['verdict'])})</li>"
+                    )
+                else:
+                    out.append(f"<li class='good'>{html.escape(citation['url'])}</li>")
+            out.append("</ol>")
+    out += [
+        f"<blockquote class='question' data-message='{q['message_index']}'>"
+        f"<span class='label'>Asked:</span> {html.escape(q['text'])}</blockquote>"
+        for q in asked
+    ]
+    out.append(f"<h4>Sources consulted ({len(conversation['sources'])})</h4><ul class='sources'>")
+    for source in conversation["sources"]:
+        written = html.escape(also_written(source))
+        if source.get("violation"):
+            out.append(
+                f"<li class='violating'><span class='flag'>VIOLATION</span> "
+                f"{html.escape(source['url'])}{written} ({html.escape(source['verdict'])})</li>"
+            )
+        else:
+            out.append(f"<li>{html.escape(source['url'])}{written}</li>")
+    out.append("</ul>")
+    pages = conversation.get("pages", [])
+    if pages:
+        occurrences = len(conversation["violations"])
+        out.append(
+            f"<h4>Violations ({len(pages)} page(s), {occurrences} occurrence(s))</h4>"
+            "<ul class='violations'>"
+        )
+        out += [f"<li>{html.escape(page['line'] + also_written(page))}</li>" for page in pages]
+        out.append("</ul>")
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class _Mark:
+    start: int
+    end: int
+    kind: str
+    url: str
+    number: int  # the citation's number in the turn's list; 0 for a mention in the text
+    verdict: str | None
+
+
+def _highlight(text: str, marks: list[_Mark]) -> str:
+    """The text with its marks: violations whole, citations around them, never overlapping.
+
+    Each mark is followed by its label in words: ``[1]`` for a good citation,
+    ``[2: VIOLATION]`` for a violating one, ``[VIOLATION: verdict]`` for a link or
+    mention in the text, so the page reads the same without colour.
+    """
+    chosen: list[tuple[int, int, _Mark]] = []
+    for mark in sorted(marks, key=lambda m: (m.kind != "violation", m.start)):
+        pieces = [(max(mark.start, 0), min(mark.end, len(text)))]
+        for taken_start, taken_end, _ in chosen:
             pieces = [
                 piece
                 for low, high in pieces
                 for piece in ((low, min(high, taken_start)), (max(low, taken_end), high))
                 if piece[0] < piece[1]
             ]
-        chosen += [(low, high, kind, url) for low, high in pieces]
-    chosen.sort()
+        chosen += [(low, high, mark) for low, high in pieces]
+    chosen.sort(key=lambda piece: (piece[0], piece[1]))
+    last = {id(mark): end for _, end, mark in chosen}
     out, position = [], 0
-    for start, end, kind, url in chosen:
+    for start, end, mark in chosen:
         out.append(html.escape(text[position:start]))
         out.append(
-            f"<mark class='{kind}' title='{html.escape(url, quote=True)}'>"
+            f"<mark class='{mark.kind}' title='{html.escape(mark.url, quote=True)}'>"
             f"{html.escape(text[start:end])}</mark>"
         )
+        if end == last[id(mark)]:
+            out.append(_label(mark))
         position = end
     out.append(html.escape(text[position:]))
     return "".join(out)
+
+
+def _label(mark: _Mark) -> str:
+    if mark.kind == "violation":
+        return f"<span class='flag'>[VIOLATION: {html.escape(mark.verdict or '')}]</span>"
+    if mark.kind == "cited-violation":
+        return f"<sup class='ref flag'>[{mark.number}: VIOLATION]</sup>"
+    return f"<sup class='ref'>[{mark.number}]</sup>"

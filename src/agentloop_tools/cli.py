@@ -21,7 +21,7 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 from xml.sax.saxutils import escape, quoteattr
@@ -215,6 +215,7 @@ class FileAudit:
 def _audit(args: argparse.Namespace) -> int:
     policy, origin = _policy(args)
     found = _collect(args.paths, INPUT_SUFFIXES, hint_domains=bool(args.allow or args.block))
+    from agentloop_tools._evidence_record import violation_entry
     from agentloop_tools.cassettes import Reader
 
     reader = Reader()
@@ -228,22 +229,16 @@ def _audit(args: argparse.Namespace) -> int:
             audit.transcripts = len(reading.transcripts)
             audit.tool_requests = reading.tool_traffic
             audit.problems = [_problem(problem) for problem in reading.problems]
-            for transcript, interactions in zip(
-                reading.transcripts, reading.interactions, strict=True
+            for number, (transcript, interactions) in enumerate(
+                zip(reading.transcripts, reading.interactions, strict=True)
             ):
                 for violation in policy.audit(transcript):
                     index = violation.message_index
                     audit.violations.append(
-                        {
-                            "where": violation.where,
-                            "url": violation.url,
-                            "rule": violation.rule,
-                            "message_index": index,
-                            "interaction": interactions[index]
-                            if index < len(interactions)
-                            else None,
-                            "span": list(violation.span) if violation.span else None,
-                        }
+                        violation_entry(
+                            replace(violation, conversation=number),
+                            interaction=interactions[index] if index < len(interactions) else None,
+                        )
                     )
         except Exception as error:  # one bad file never stops the run
             audit.problems.append(_failure(path, error))
@@ -301,8 +296,7 @@ def _audit_table(audits: list[FileAudit], policy: Any, origin: str, out: TextIO)
         for v in audit.violations:
             total += 1
             where = "-" if v["interaction"] is None else f"interaction {v['interaction']}"
-            rule = f"blocked by {v['rule']!r}" if v["rule"] else "not on the allowlist"
-            out.write(f"  {where:<15} {v['where']:<9} {v['url']}  [{rule}]\n")
+            out.write(f"  {where:<15} {v['where']:<9} {v['url']}  [{v['verdict']}]\n")
         for problem in audit.problems:
             out.write(f"could not read {_where(problem)}: {problem['reason']}\n")
     files_with = sum(1 for audit in audits if audit.violations)
@@ -342,9 +336,8 @@ def _audit_json(audits: list[FileAudit], policy: Any, origin: str, out: TextIO) 
 def _audit_github(audits: list[FileAudit], policy: Any, origin: str, out: TextIO) -> None:
     for audit in audits:
         for v in audit.violations:
-            rule = f"blocked by {v['rule']}" if v["rule"] else "not on the allowlist"
             where = "" if v["interaction"] is None else f" (interaction {v['interaction']})"
-            message = f"{v['where']} {v['url']}: {rule}{where}"
+            message = f"{v['where']} {v['url']}: {v['verdict']}{where}"
             out.write(
                 f"::error file={_gh_property(audit.path)},title=Domain policy violation::"
                 f"{_gh(message)}\n"
@@ -368,11 +361,7 @@ def _audit_junit(audits: list[FileAudit], policy: Any, origin: str, out: TextIO)
     for audit in audits:
         out.write(f'  <testcase classname="agentloop-tools.audit" name={quoteattr(audit.path)}>\n')
         if audit.violations:
-            lines = [
-                f"{v['where']} {v['url']} "
-                + (f"blocked by {v['rule']}" if v["rule"] else "not on the allowlist")
-                for v in audit.violations
-            ]
+            lines = [f"{v['where']} {v['url']}: {v['verdict']}" for v in audit.violations]
             summary = f"{len(audit.violations)} domain policy violation(s) ({policy!r})"
             out.write(
                 f"    <failure message={quoteattr(summary)}>{escape(chr(10).join(lines))}"
@@ -413,7 +402,8 @@ def _evidence(args: argparse.Namespace) -> int:
 
 
 def _evidence_of(reader: Any, path: Path) -> dict[str, Any]:
-    from agentloop_tools.web import citations, sources
+    from agentloop_tools._evidence_record import source_entries
+    from agentloop_tools.web import citations
 
     reading = reader.read(path)
     turns = []
@@ -439,9 +429,7 @@ def _evidence_of(reader: Any, path: Path) -> dict[str, Any]:
                     "interaction": calls[0] if calls else None,
                     "interactions": calls,
                     "asked": _asked_in(messages[start]),
-                    "sources": [
-                        {"url": s.url, "title": s.title} for s in sources(window, since=start)
-                    ],
+                    "sources": source_entries(window, since=start),
                     "citations": [
                         {"url": c.url, "title": c.title, "cited_text": c.cited_text}
                         for c in citations(window, since=start)
@@ -489,6 +477,8 @@ def _evidence_json(files: list[dict[str, Any]], out: TextIO) -> None:
 
 
 def _evidence_table(files: list[dict[str, Any]], out: TextIO) -> None:
+    from agentloop_tools._evidence_record import also_written
+
     for file in files:
         out.write(f"{file['path']}\n")
         for turn in file["turns"]:
@@ -501,7 +491,7 @@ def _evidence_table(files: list[dict[str, Any]], out: TextIO) -> None:
                 where = f"message {turn['message_index']}"
             out.write(f"  turn at {where}: {_clip(turn['asked'], 70)}\n")
             out.write(f"    sources ({len(turn['sources'])}):\n")
-            out.writelines(f"      - {s['url']}\n" for s in turn["sources"])
+            out.writelines(f"      - {s['url']}{also_written(s)}\n" for s in turn["sources"])
             out.write(f"    citations ({len(turn['citations'])}):\n")
             out.writelines(f"      - {c['url']}\n" for c in turn["citations"])
         if not file["turns"] and not file["problems"]:

@@ -208,16 +208,23 @@ def test_evidence_lists_sources_and_citations_per_turn() -> None:
     assert result.stdout.splitlines() == [
         str(OPENAI_DEMO),
         "  turn at interaction 0: What changed in Python 3.13's interactive interpreter?",
-        # One page, one line: the ?utm_source=openai variants are the same pages (issue 7).
+        # One page, one line: the URL OpenAI cites with ?utm_source=openai is the same page.
         "    sources (2):",
-        "      - https://docs.python.org/3/whatsnew/3.13.html",
-        "      - https://medium.com/@pydev/python-3-13-repl-tour-5f1e",
+        "      - https://docs.python.org/3/whatsnew/3.13.html (also written "
+        "https://docs.python.org/3/whatsnew/3.13.html?utm_source=openai)",
+        "      - https://medium.com/@pydev/python-3-13-repl-tour-5f1e (also written "
+        "https://medium.com/@pydev/python-3-13-repl-tour-5f1e?utm_source=openai)",
         "    citations (2):",
         "      - https://docs.python.org/3/whatsnew/3.13.html?utm_source=openai",
         "      - https://medium.com/@pydev/python-3-13-repl-tour-5f1e?utm_source=openai",
     ]
     as_json = json.loads(run("evidence", OPENAI_DEMO, "--format", "json").stdout)
-    assert len(as_json["files"][0]["turns"][0]["citations"]) == 2
+    [turn] = as_json["files"][0]["turns"]
+    assert len(turn["citations"]) == 2
+    assert turn["sources"][1]["urls"] == [
+        "https://medium.com/@pydev/python-3-13-repl-tour-5f1e",
+        "https://medium.com/@pydev/python-3-13-repl-tour-5f1e?utm_source=openai",
+    ]
 
 
 def test_scan_finds_keys_and_credential_headers(tmp_path: Path) -> None:

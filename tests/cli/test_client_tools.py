@@ -269,13 +269,17 @@ def test_evidence_turns_run_from_prompt_to_prompt_in_a_saved_transcript(tmp_path
     result = run("evidence", path, "--format", "json")
     assert result.returncode == 0, result.stderr
     [file] = json.loads(result.stdout)["files"]
+    whatsnew, tutorial = (
+        "https://docs.python.org/3/whatsnew/",
+        "https://docs.python.org/3/tutorial/",
+    )
     turns = [
         (turn["asked"], turn["message_index"], turn["last_message_index"], turn["sources"])
         for turn in file["turns"]
     ]
     assert turns == [
-        ("First?", 0, 3, [{"url": "https://docs.python.org/3/whatsnew/", "title": "Whatsnew"}]),
-        ("Second?", 4, 7, [{"url": "https://docs.python.org/3/tutorial/", "title": "Tutorial"}]),
+        ("First?", 0, 3, [{"url": whatsnew, "title": "Whatsnew", "urls": [whatsnew]}]),
+        ("Second?", 4, 7, [{"url": tutorial, "title": "Tutorial", "urls": [tutorial]}]),
     ]
     table = run("evidence", path).stdout.splitlines()
     assert table[1:4] == [

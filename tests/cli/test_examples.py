@@ -106,3 +106,27 @@ def test_a_domain_left_where_a_path_goes_gets_a_hint() -> None:
         "'docs.djangoproject.com' is a domain: --allow and --block take one value each; write "
         "--allow a.com,docs.djangoproject.com or repeat the flag"
     ) in result.stdout
+
+
+def test_the_demo_shows_one_page_one_line() -> None:
+    import subprocess
+    import sys
+
+    demo = subprocess.run(
+        [sys.executable, str(REPO / "examples" / "demo.py")],
+        capture_output=True, text=True, timeout=120, check=True,
+    ).stdout  # fmt: skip
+    medium = "https://medium.com/@pydev/python-3-13-repl-tour-5f1e"
+    # The page OpenAI cites with ?utm_source=openai is one source, one violation line.
+    openai = demo.split("=== openai", 1)[1]
+    consulted = openai.split("sources consulted:\n", 1)[1].split("citations:", 1)[0]
+    assert consulted.splitlines() == [
+        "  - https://docs.python.org/3/whatsnew/3.13.html  (What's New In Python 3.13)",
+        f"  - {medium}  (A tour of the Python 3.13 REPL)",
+    ]
+    assert "4 violation(s) on 1 page(s)" in demo
+    lines = demo.splitlines()
+    at = lines.index(
+        f"  - message 1 source/citation/text: {medium} (blocked by 'medium.com', 4 occurrences)"
+    )
+    assert lines[at + 1] == f"    written as: {medium}, {medium}?utm_source=openai, medium.com"

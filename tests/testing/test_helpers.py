@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -15,7 +16,7 @@ from agentloop_tools.testing import (
     assert_not_cited,
     assert_searched,
 )
-from agentloop_tools.web import DomainPolicy
+from agentloop_tools.web import DomainPolicy, Violation
 from tests.providers import converse
 from tests.web.test_evidence import (
     anthropic,
@@ -186,10 +187,17 @@ def test_evidence_gathers_every_conversation(answered: Transcript) -> None:
         "https://docs.python.org/3/library/",
         "https://b.example/",
     ]
-    audit = evidence.audit(DomainPolicy.block(["b.example"]))
-    assert [(index, v.where, v.url) for index, v in audit] == [
+    policy = DomainPolicy.block(["b.example"])
+    audit = evidence.audit(policy)
+    # The same shape as policy.audit(transcript); the conversation is on each violation.
+    assert all(isinstance(violation, Violation) for violation in audit)
+    assert [(v.conversation, v.where, v.url) for v in audit] == [
         (1, "citation", "https://b.example/")
     ]
+    assert [replace(v, conversation=0) for v in audit] == policy.audit(evidence.transcripts[1])
+    assert str(audit[0]) == (
+        "conversation 1, message 1 citation: https://b.example/ (blocked by 'b.example')"
+    )
     with pytest.raises(EvidenceAssertionError) as raised:
         assert_not_cited(evidence, "b.example")
     assert message(raised)[0] == "assert_not_cited: 1 of 1 target(s) was cited: 'b.example'."

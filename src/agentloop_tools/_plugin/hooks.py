@@ -29,6 +29,7 @@ REPORT_OPTIONS = (
 OUR_FIXTURES = frozenset({"agentloop_env", "agentloop_agent", "agentloop_evidence"})
 _RECORD_PROPERTY = "agentloop_tools"
 _NOT_AUDITED_PROPERTY = "agentloop_tools_not_audited"
+_TEARDOWN_PROPERTY = "agentloop_tools_teardown"
 
 EVIDENCE = pytest.StashKey["AgentloopEvidence"]()
 MARKER = pytest.StashKey[Marker]()
@@ -138,6 +139,9 @@ class AgentloopSession:
     ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         """Attach the test's evidence to its report, so xdist carries it to the controller."""
         report = yield
+        if call.when == "teardown" and report.failed and self._reports_wanted():
+            # A refused cassette fails at teardown, after the call's record left.
+            report.user_properties.append((_TEARDOWN_PROPERTY, self._teardown(item, report)))
         if call.when != "call":
             return report
         if item.stash.get(_NOT_AUDITED, False):
@@ -156,6 +160,12 @@ class AgentloopSession:
         return report
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when == "teardown":
+            for name, value in report.user_properties:
+                if name == _TEARDOWN_PROPERTY and isinstance(value, dict):
+                    for record in self.records:
+                        if record.get("test") == value["test"] and not record.get("failure"):
+                            record.update(outcome="error", failure=value["failure"])
         if report.when != "call":
             return
         for name, value in report.user_properties:
@@ -259,28 +269,42 @@ class AgentloopSession:
             return
         from agentloop_tools.testing._assertions import violation_report
 
-        found = [
-            (index, transcript.messages, violation)
-            for index, transcript in enumerate(evidence.transcripts)
-            for violation in policy.audit(transcript)
-        ]
+        found = evidence.audit(policy)
         item.stash[_VIOLATIONS] = len(found)
         if found:
-            report = violation_report(found, policy, several=len(evidence.transcripts) > 1)
+            conversations = [transcript.messages for transcript in evidence.transcripts]
+            several = len(conversations) > 1
+            report = violation_report(found, conversations, policy, several=several)
             pytest.fail(f"{report}\n(policy from {origin})", pytrace=False)
+
+    def _teardown(self, item: pytest.Item, report: pytest.TestReport) -> dict[str, Any]:
+        from agentloop_tools._evidence_record import failure_entry
+
+        crash = getattr(report.longrepr, "reprcrash", None)
+        failure = failure_entry("failed", report.longreprtext, getattr(crash, "message", None))
+        return {"test": item.nodeid, "failure": failure}
 
     def _record(
         self, item: pytest.Item, evidence: AgentloopEvidence, report: pytest.TestReport
     ) -> dict[str, Any]:
         from agentloop_tools import _report
+        from agentloop_tools._evidence_record import failure_entry
         from agentloop_tools._plugin.cassette import describe
 
         policy, origin = self.policy_for(item)
-        record = _report.test_record(
-            item.nodeid, evidence.transcripts, policy, origin, describe(item)
+        crash = getattr(report.longrepr, "reprcrash", None)
+        failure = failure_entry(
+            report.outcome, report.longreprtext, getattr(crash, "message", None)
         )
-        record["outcome"] = report.outcome
-        return record
+        return _report.test_record(
+            item.nodeid,
+            evidence.transcripts,
+            policy,
+            origin,
+            describe(item),
+            outcome=report.outcome,
+            failure=failure,
+        )
 
 
 def session_of(config: pytest.Config) -> AgentloopSession:

@@ -9,7 +9,7 @@ anything key-shaped from their messages.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ada_url import parse_url
@@ -138,7 +138,7 @@ def assert_no_violations(transcript: Evidence, policy: DomainPolicy, *, since: i
         )
     conversations = _conversations(transcript, since)
     found = [
-        (index, conversation.messages, violation)
+        replace(violation, conversation=index)
         for index, conversation in enumerate(conversations)
         for violation in policy.audit(conversation.messages, since=conversation.since)
     ]
@@ -146,27 +146,40 @@ def assert_no_violations(transcript: Evidence, policy: DomainPolicy, *, since: i
         return
     raise EvidenceAssertionError(
         "assert_no_violations: "
-        + violation_report(found, policy, several=len(conversations) > 1)
+        + violation_report(
+            found,
+            [conversation.messages for conversation in conversations],
+            policy,
+            several=len(conversations) > 1,
+        )
         + f"\n\nSee {DOCS} (assert_no_violations)."
     )
 
 
 def violation_report(
-    found: Sequence[tuple[int, Sequence[Message], Violation]],
+    found: Sequence[Violation],
+    conversations: Sequence[Sequence[Message]],
     policy: DomainPolicy,
     *,
     several: bool,
 ) -> str:
-    """One line per violation: where, message, URL or mention, rule; text ones with an excerpt."""
+    """One line per violation: where, message, URL or mention, verdict; text ones with an excerpt.
+
+    Args:
+        found: the violations, each naming its conversation (``Violation.conversation``).
+        conversations: the messages of each conversation, for the excerpts.
+        policy: the policy they break.
+        several: whether to name the conversation on each line.
+    """
     noun = "violation" if len(found) == 1 else "violations"
     lines = [f"{len(found)} domain policy {noun} ({policy!r}):"]
-    for index, messages, violation in found:
-        place = f"conversation {index}, " if several else ""
-        rule = f"blocked by {violation.rule!r}" if violation.rule else "not on the allowlist"
+    for violation in found:
+        place = f"conversation {violation.conversation}, " if several else ""
         line = (
             f"  - {violation.where:<8} {place}message {violation.message_index}: "
-            f"{violation.url}  [{rule}]"
+            f"{violation.url}  [{violation.verdict}]"
         )
+        messages = conversations[violation.conversation]
         excerpt = _excerpt(messages, violation)
         lines.append(line + (f"\n      ...{excerpt}..." if excerpt else ""))
     lines += [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from agentloop import Citation, NullObserver, Source, Transcript
@@ -86,10 +87,14 @@ class AgentloopEvidence:
         """Citations across every conversation, in order, duplicates kept."""
         return [citation for transcript in self.transcripts for citation in citations(transcript)]
 
-    def audit(self, policy: DomainPolicy) -> list[tuple[int, Violation]]:
-        """``(conversation index, violation)`` for every violation in every conversation."""
+    def audit(self, policy: DomainPolicy) -> list[Violation]:
+        """Every violation in every conversation, as ``policy.audit(transcript)`` gives them.
+
+        Each violation's ``conversation`` is the index of its conversation in
+        :attr:`transcripts` (``policy.audit`` of one transcript leaves it 0).
+        """
         return [
-            (index, violation)
+            replace(violation, conversation=index)
             for index, transcript in enumerate(self.transcripts)
             for violation in policy.audit(transcript)
         ]

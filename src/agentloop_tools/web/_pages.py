@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agentloop_tools.web._url import locate
+from agentloop_tools.web._verdict import verdict
 
 if TYPE_CHECKING:
     from agentloop_tools.web._policy import Violation, Where
@@ -66,10 +67,10 @@ class PageViolation:
         return tuple(dict.fromkeys(violation.url for violation in self.occurrences))
 
     def __str__(self) -> str:
-        verdict = f"blocked by {self.rule!r}" if self.rule else "not on the allowlist"
         count = len(self.occurrences)
         times = f", {count} occurrences" if count > 1 else ""
-        return f"message {self.message_index} {'/'.join(self.where)}: {self.url} ({verdict}{times})"
+        shown = f"{self.url} ({verdict(self.rule)}{times})"
+        return f"message {self.message_index} {'/'.join(self.where)}: {shown}"
 
 
 def per_page(violations: Iterable[Violation]) -> list[PageViolation]:

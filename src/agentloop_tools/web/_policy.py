@@ -33,6 +33,7 @@ from agentloop_tools.web._text import (
     tokens,
 )
 from agentloop_tools.web._url import Location, locate, nested_urls, quick_host
+from agentloop_tools.web._verdict import verdict
 
 type Mode = Literal["allow", "block"]
 type Where = Literal["source", "citation", "text", "tool-call", "tool-result", "redirect"]
@@ -56,6 +57,9 @@ class Violation:
         rule: the block rule that matched, or None for "not on the allowlist".
         span: for ``where="text"``, the ``(start, end)`` offsets of ``url`` in the
             message's text (its text parts joined without separators); else None.
+        conversation: which conversation of several it was found in: the index
+            ``AgentloopEvidence.audit`` gives; ``DomainPolicy.audit`` reads one
+            conversation and leaves it 0.
     """
 
     url: str
@@ -63,10 +67,16 @@ class Violation:
     message_index: int
     rule: str | None
     span: tuple[int, int] | None = None
+    conversation: int = 0
+
+    @property
+    def verdict(self) -> str:
+        """Why it is a violation, worded as every report and message words it."""
+        return verdict(self.rule)
 
     def __str__(self) -> str:
-        verdict = f"blocked by {self.rule!r}" if self.rule else "not on the allowlist"
-        return f"message {self.message_index} {self.where}: {self.url} ({verdict})"
+        place = f"conversation {self.conversation}, " if self.conversation else ""
+        return f"{place}message {self.message_index} {self.where}: {self.url} ({self.verdict})"
 
 
 class DomainPolicy:
