@@ -521,3 +521,36 @@ def test_a_conversation_the_plugin_never_saw_fails_under_the_project_policy(
                 "the project's domain policy (from tox.ini) audited nothing.",
             ]
         )
+
+
+def test_a_plain_vcr_test_with_model_traffic_fails_under_the_project_policy(
+    project: pytest.Pytester,
+) -> None:
+    # Neither the plugin's fixtures nor its marker: the project's policy still applies.
+    project.makeini("[pytest]\nagentloop_block_domains = wikipedia.org\n")
+    project.makepyfile(
+        test_agent="""
+        import pytest
+        from agentloop import Agent
+        from agentloop_tools.testing import ScriptedProvider, anthropic_message, anthropic_text
+        from agentloop_tools.web import native_web_search
+
+        SCRIPT = [anthropic_message([anthropic_text("See https://en.wikipedia.org/wiki/X.")])]
+        ENV = {"LLM_PROVIDER": "anthropic", "ANTHROPIC_API_KEY": "placeholder"}
+
+        @pytest.mark.vcr
+        def test_plain_vcr():
+            http = ScriptedProvider("anthropic", SCRIPT).http_client()
+            with Agent.from_env(ENV, [native_web_search()], http_client=http) as agent:
+                agent.run("hello")
+
+        @pytest.mark.vcr
+        def test_no_model_traffic():
+            pass
+        """
+    )
+    result = project.runpytest("--record-mode=once")
+    result.assert_outcomes(failed=1, passed=1)
+    result.stdout.fnmatch_lines(
+        ["agentloop-tools: test_agent.py::test_plain_vcr sent 1 request(s) to a model provider*"]
+    )

@@ -131,6 +131,10 @@ class AgentloopSession:
             check_unused_interactions(item)
             self._require_evidence(item)
             self._audit(item)
+        elif self.default.policy is not None and "vcr" in getattr(item, "funcargs", {}):
+            # A plain vcrpy test under the project's policy: its recorded model traffic
+            # is evidence the plugin never saw, so the policy would check nothing.
+            self._require_evidence(item)
         return result
 
     @pytest.hookimpl(wrapper=True)
