@@ -14,6 +14,8 @@ from agentloop.provider import ModelResponse, StopReason, Usage
 from agentloop.providers.fake import FakeClient
 from agentloop.transcript import TextPart, ToolCallPart, ToolResultPart
 
+from tests.transcripts import results as results
+
 PUBLIC = "93.184.215.14"  # a public address the test resolvers answer with
 
 
@@ -57,15 +59,6 @@ def converse(tool: ToolSpec, *turns: ModelResponse) -> Transcript:
     transcript = Transcript()
     transcript.add_user_message("Read the page.")
     return agent.converse(transcript)
-
-
-def results(transcript: Transcript) -> list[ToolResultPart]:
-    return [
-        part
-        for message in transcript.messages
-        for part in message.content
-        if isinstance(part, ToolResultPart)
-    ]
 
 
 def fetch_once(tool: ToolSpec, url: str, start: int | None = None) -> ToolResultPart:

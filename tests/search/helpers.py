@@ -12,7 +12,9 @@ from agentloop import Agent, Transcript
 from agentloop.provider import ModelResponse, StopReason, Usage
 from agentloop.providers.fake import FakeClient
 from agentloop.tooling import ToolSpec
-from agentloop.transcript import TextPart, ToolCallPart, ToolResultPart
+from agentloop.transcript import TextPart, ToolCallPart
+
+from tests.transcripts import results as results
 
 BRAVE_KEY = "BSA-test-secret-0123456789"
 TAVILY_KEY = "tvly-test-secret-0123456789"
@@ -77,15 +79,6 @@ def run_agent(tool: ToolSpec, *turns: Sequence[ToolCallPart], answer: str = "Don
     transcript = Transcript()
     transcript.add_user_message("Research this.")
     return agent.converse(transcript)
-
-
-def results(transcript: Transcript) -> list[ToolResultPart]:
-    return [
-        part
-        for message in transcript.messages
-        for part in message.content
-        if isinstance(part, ToolResultPart)
-    ]
 
 
 def brave_body(*hits: tuple[str, str, str]) -> dict[str, Any]:
