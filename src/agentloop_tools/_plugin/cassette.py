@@ -7,6 +7,7 @@ the JSON body, unused interactions and misses reported at once).
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 import os
 import sys
@@ -98,6 +99,13 @@ def configure_vcr(vcr: Any, matcher: BodyMatcher) -> None:
         scrubbing_only = not user_request and not any(
             options.get(name, getattr(vcr, name, None)) for name in _REQUEST_FILTER_OPTIONS
         )
+        if not any(
+            options.get(name, getattr(vcr, name, None))
+            for name in ("after_load_interaction", "filter_sensitive_data")
+        ):
+            # No load hook sees (or could change) the loaded interactions: they can be
+            # shared between tests, as vcrpy copies each one it keeps.
+            options["persister"] = _ParsedOnce(options.get("persister", vcr.persister))
         absent = absent_modules()
         empty_groups = [
             group
@@ -188,6 +196,55 @@ class _FastEnter:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._context, name)
+
+
+class _ParsedOnce:
+    """A cassette persister that reads and parses each cassette file once per run.
+
+    Many tests replay one cassette (parametrized tests, a shared default cassette):
+    the parsed interactions are kept, keyed by every file read (the cassette and any
+    extra cassettes pytest-recording's marker names) with its size, modification
+    time, inode and change time, so a file changed on disk between tests is read
+    again. A missing or unreadable cassette is never kept: it is asked for each time.
+    """
+
+    def __init__(self, persister: Any) -> None:
+        self._persister = persister
+
+    def load_cassette(self, cassette_path: Any, serializer: Any) -> Any:
+        paths = [cassette_path, *getattr(self._persister, "extra_paths", ())]
+        key = (
+            type(self._persister),
+            serializer,
+            tuple(_file_identity(path) for path in paths),
+        )
+        loaded = _loaded.get(key)
+        if loaded is None:
+            loaded = tuple(self._persister.load_cassette(cassette_path, serializer=serializer))
+            if len(_loaded) >= _LOADED_SIZE:
+                _loaded.pop(next(iter(_loaded)))
+            _loaded[key] = loaded
+        requests, responses, *metadata = loaded
+        # The lists are only read; metadata is a cassette's own, changed when recording.
+        return (requests, responses, *(copy.deepcopy(value) for value in metadata))
+
+    def save_cassette(self, cassette_path: Any, cassette_dict: Any, serializer: Any) -> None:
+        self._persister.save_cassette(cassette_path, cassette_dict, serializer=serializer)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._persister, name)
+
+
+_LOADED_SIZE = 64
+_loaded: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+
+
+def _file_identity(path: Any) -> tuple[str, int, int, int, int] | tuple[str]:
+    try:
+        stat = os.stat(path)
+    except (OSError, ValueError):
+        return (str(path),)
+    return (str(path), stat.st_size, stat.st_mtime_ns, stat.st_ino, stat.st_ctime_ns)
 
 
 class _FilterOnce:

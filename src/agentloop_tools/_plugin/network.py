@@ -109,4 +109,13 @@ class _NoSleep:
 def skip_backoff(request: pytest.FixtureRequest) -> None:
     import agentloop.retry
 
-    request.getfixturevalue("monkeypatch").setattr(agentloop.retry, "time", _NoSleep)
+    # Set and undone here, not through the monkeypatch fixture: a fixture set-up per
+    # replayed test costs more than the swap itself.
+    retry: Any = agentloop.retry
+    saved = retry.time
+    retry.time = _NoSleep
+
+    def restore() -> None:
+        retry.time = saved
+
+    request.addfinalizer(restore)
