@@ -8,6 +8,7 @@ the JSON body, unused interactions and misses reported at once).
 from __future__ import annotations
 
 import copy
+import hashlib
 import importlib.util
 import os
 import sys
@@ -203,9 +204,10 @@ class _ParsedOnce:
 
     Many tests replay one cassette (parametrized tests, a shared default cassette):
     the parsed interactions are kept, keyed by every file read (the cassette and any
-    extra cassettes pytest-recording's marker names) with its size, modification
-    time, inode and change time, so a file changed on disk between tests is read
-    again. A missing or unreadable cassette is never kept: it is asked for each time.
+    extra cassettes pytest-recording's marker names) with a hash of its bytes, so a
+    file changed on disk between tests is parsed again. Reading and hashing a file
+    costs microseconds; parsing it, milliseconds. A missing or unreadable cassette is
+    never kept: it is asked for each time.
     """
 
     def __init__(self, persister: Any) -> None:
@@ -239,12 +241,14 @@ _LOADED_SIZE = 64
 _loaded: dict[tuple[Any, ...], tuple[Any, ...]] = {}
 
 
-def _file_identity(path: Any) -> tuple[str, int, int, int, int] | tuple[str]:
+def _file_identity(path: Any) -> tuple[str, bytes | None]:
+    """A file by its content: timestamps can be too coarse to show a rewrite."""
     try:
-        stat = os.stat(path)
+        with open(path, "rb") as file:
+            content = file.read()
     except (OSError, ValueError):
-        return (str(path),)
-    return (str(path), stat.st_size, stat.st_mtime_ns, stat.st_ino, stat.st_ctime_ns)
+        return (str(path), None)
+    return (str(path), hashlib.blake2b(content, digest_size=20).digest())
 
 
 class _FilterOnce:
