@@ -3,6 +3,11 @@
 Run by hand (numbers go in the issue's closing note):
 
     .venv/bin/python benchmarks/bench_plugin.py
+    .venv/bin/python benchmarks/bench_plugin.py --profile   # where a replayed test's time goes
+
+On a loaded machine the wall-clock figures swell with the load (both suites alike, but
+not evenly): compare runs interleaved, or count instructions (``valgrind --tool=callgrind``
+on pytest with 5 and with 25 replayed tests; the difference over 20 is one test's cost).
 
 Targets: a replayed single-request agent test adds at most 5 ms over the same test on
 agentloop's FakeClient, measured over 200 tests in one pytest run, both on a one-line
@@ -15,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import pstats
 import shutil
 import subprocess
 import sys
@@ -132,8 +138,11 @@ def real_size_script() -> str | None:
 
 
 def main() -> None:
-    measure("a one-line answer", "")
     real = real_size_script()
+    if "--profile" in sys.argv[1:]:
+        profile(real or "")
+        return
+    measure("a one-line answer", "")
     if real is None:
         print(f"real-size answer skipped: {REAL_SIZE} not found")
     else:
@@ -141,24 +150,45 @@ def main() -> None:
     startup()
 
 
+def prepare(directory: Path, script: str) -> None:
+    """Both suites, and the replayed suite's one cassette recorded from the script."""
+    common = dedent(COMMON) + script
+    (directory / "timer.py").write_text(dedent(TIMER))
+    (directory / "test_fake.py").write_text(dedent(FAKE_TESTS).format(common=common, tests=TESTS))
+    (directory / "test_replay.py").write_text(dedent(REPLAY_TESTS).format(common=common, tests=1))
+    run(directory, "test_replay.py", "--record-mode=once", recording=True)  # one request
+    (directory / "test_replay.py").write_text(
+        dedent(REPLAY_TESTS).format(common=common, tests=TESTS)
+    )
+
+
+def profile(script: str) -> None:
+    """cProfile of the replayed suite (real-size answer when found), per test."""
+    directory = Path(tempfile.mkdtemp(prefix="bench-plugin-"))
+    try:
+        prepare(directory, script)
+        out = directory / "replay.prof"
+        env = {"PATH": "/usr/bin:/bin", "HOME": str(directory), "PYTHONPATH": str(directory)}
+        pytest_args = ["-q", "-p", "no:cacheprovider", "test_replay.py"]
+        subprocess.run(
+            [PYTHON, "-m", "cProfile", "-o", str(out), "-m", "pytest", *pytest_args],
+            cwd=directory,
+            check=True,
+            capture_output=True,
+            env=env,
+        )
+        stats = pstats.Stats(str(out))
+        print(f"cProfile of {TESTS} replayed tests (cumulative seconds include one-time imports)")
+        stats.sort_stats("cumulative").print_stats(r"vcr|pytest_recording|agentloop|anthropic", 40)
+    finally:
+        shutil.rmtree(directory)
+
+
 def measure(label: str, script: str) -> None:
     print(f"== {label}")
     directory = Path(tempfile.mkdtemp(prefix="bench-plugin-"))
     try:
-        common = dedent(COMMON) + script
-        (directory / "timer.py").write_text(dedent(TIMER))
-        (directory / "test_fake.py").write_text(
-            dedent(FAKE_TESTS).format(common=common, tests=TESTS)
-        )
-        (directory / "test_replay.py").write_text(
-            dedent(REPLAY_TESTS).format(common=common, tests=1)
-        )
-        run(
-            directory, "test_replay.py", "--record-mode=once", recording=True
-        )  # one cassette, one request
-        (directory / "test_replay.py").write_text(
-            dedent(REPLAY_TESTS).format(common=common, tests=TESTS)
-        )
+        prepare(directory, script)
         extras = []
         for _ in range(5):
             fake, replay = per_test(directory)

@@ -119,6 +119,58 @@ def test_rewrite_re_records_a_stale_cassette(project: pytest.Pytester) -> None:
     project.runpytest().assert_outcomes(passed=1)
 
 
+SHARED_CASSETTE_TESTS = """
+from pathlib import Path
+
+import pytest
+from agentloop_tools.testing import ScriptedProvider
+from agentloop_tools.web import native_web_search
+
+from test_agent import PROMPT, SCRIPT
+
+CASSETTE = Path(__file__).parent / "cassettes" / "test_agent" / "test_agent.yaml"
+
+
+@pytest.fixture(scope="module")
+def vcr_cassette_dir():
+    return str(CASSETTE.parent)
+
+
+def ask(agentloop_agent):
+    agent = agentloop_agent([native_web_search(max_uses=2)], provider="anthropic",
+                            http_client=ScriptedProvider("anthropic", SCRIPT).http_client())
+    return agent.run(PROMPT)
+
+
+@pytest.mark.default_cassette("test_agent")
+@pytest.mark.vcr
+@pytest.mark.parametrize("n", range(3))
+def test_1_before(agentloop_agent, n):
+    assert "new REPL." in ask(agentloop_agent)
+
+
+def test_2_edit_the_cassette():
+    text = CASSETTE.read_text()
+    CASSETTE.write_text(text.replace("new REPL.", "new JITs."))
+
+
+@pytest.mark.default_cassette("test_agent")
+@pytest.mark.vcr
+def test_3_after(agentloop_agent):
+    assert "new JITs." in ask(agentloop_agent)
+"""
+
+
+def test_a_cassette_changed_on_disk_between_tests_is_read_again(
+    project: pytest.Pytester,
+) -> None:
+    # Parsed cassettes are kept for the run; an edit of the same size must still show.
+    project.runpytest("--record-mode=once").assert_outcomes(passed=1)
+    project.makepyfile(test_shared=SHARED_CASSETTE_TESTS)
+    result = project.runpytest("test_shared.py", "-p", "no:randomly")
+    result.assert_outcomes(passed=5)
+
+
 def test_a_missing_cassette_says_where_it_looked_and_how_to_record(
     project: pytest.Pytester,
 ) -> None:

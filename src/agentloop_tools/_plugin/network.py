@@ -115,8 +115,17 @@ def skip_backoff(request: pytest.FixtureRequest) -> None:
     """Replay answers at once: no wait in agentloop's retries nor in web_search's."""
     import agentloop.retry
 
-    monkeypatch = request.getfixturevalue("monkeypatch")
-    monkeypatch.setattr(agentloop.retry, "time", _NoSleep)
     import agentloop_tools.web._client_search as search
 
-    monkeypatch.setattr(search, "time", _NoSleep)
+    # Set and undone here, not through the monkeypatch fixture: a fixture set-up per
+    # replayed test costs more than the swap itself.
+    modules: list[Any] = [agentloop.retry, search]
+    saved = [module.time for module in modules]
+    for module in modules:
+        module.time = _NoSleep
+
+    def restore() -> None:
+        for module, value in zip(modules, saved, strict=True):
+            module.time = value
+
+    request.addfinalizer(restore)
