@@ -1,10 +1,18 @@
 """Hostile shapes of answer text: results stay right and the work stays linear.
 
-Speed is measured in benchmarks/bench_policy.py; these inputs are sized so that a
-quadratic reading would take minutes, not the fraction of a second a linear one does.
+Speed is measured in benchmarks/bench_policy.py. Here each shape is also read at
+200,000 characters under a CPU-time bound far above a linear reading (well under a
+second) and far below a quadratic one (tens of seconds): an answer crafted to stall
+the audit is a way to switch it off.
 """
 
 from __future__ import annotations
+
+import signal
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 from agentloop import Transcript
@@ -49,3 +57,45 @@ def test_hostile_text_is_read_linearly_and_correctly(
     block = DomainPolicy.block(["b.com"]).audit(transcript)
     assert len(allow) == allow_count
     assert len(block) == block_count
+
+
+LARGE = 200_000
+CPU_SECONDS = 5.0
+
+
+class Stalled(Exception):
+    pass
+
+
+@contextmanager
+def cpu_watchdog(seconds: float) -> Iterator[None]:
+    """Interrupt the block after ``seconds`` of CPU time, so a stall fails instead of hanging."""
+    if sys.platform == "win32":
+        yield  # no CPU-time timer: the bound is checked after the fact only
+        return
+
+    def stalled(signum: int, frame: object) -> None:
+        raise Stalled(f"still running after {seconds} s of CPU time")
+
+    previous = signal.signal(signal.SIGPROF, stalled)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)
+
+
+@pytest.mark.parametrize("shape", HOSTILE)
+def test_hostile_text_of_200k_characters_is_audited_in_bounded_time(shape: str) -> None:
+    text = HOSTILE[shape][0]
+    text = text * (LARGE // len(text) + 1) if len(text) < LARGE else text
+    transcript = Transcript()
+    transcript.add_user_message("q")
+    transcript.add_assistant_message([TextPart(text=text)])
+    for policy in (DomainPolicy.allow(["a.example"]), DomainPolicy.block(["b.com"])):
+        started = time.process_time()
+        with cpu_watchdog(CPU_SECONDS * 2):
+            policy.audit(transcript)
+        spent = time.process_time() - started
+        assert spent < CPU_SECONDS, f"{shape}: {policy.mode} audit took {spent:.1f} s of CPU"

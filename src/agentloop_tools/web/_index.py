@@ -30,7 +30,14 @@ class _Table:
 class RuleIndex:
     """Rules filed by host, with the allowlist and blocklist readings of a match."""
 
-    __slots__ = ("_domains", "_ips", "_longest", "has_path_rules")
+    __slots__ = (
+        "_domains",
+        "_ips",
+        "_longest",
+        "has_ip_rules",
+        "has_path_rules",
+        "has_punycode",
+    )
 
     def __init__(self, rules: Iterable[Rule]) -> None:
         self._domains = _Table()
@@ -39,7 +46,11 @@ class RuleIndex:
         # costs a handful of lookups, not one per label.
         self._longest = 0
         self.has_path_rules = False
+        self.has_ip_rules = False
+        self.has_punycode = False
         for rule in rules:
+            self.has_ip_rules |= rule.is_ip
+            self.has_punycode |= "xn--" in rule.host
             self._longest = max(self._longest, len(rule.host))
             table = self._ips if rule.is_ip else self._domains
             if rule.path is None:
@@ -73,6 +84,10 @@ class RuleIndex:
     def domain_rule(self, host: str) -> str | None:
         """The whole-host rule covering a plain domain name, or None (no path rules exist)."""
         return self._find(host, False, "/", admitting=False)
+
+    def domain_hosts(self) -> list[str]:
+        """The hosts the domain-name rules are filed under (whole-host and path rules)."""
+        return [*self._domains.whole, *self._domains.paths]
 
     def _find(self, host: str, is_ip: bool, path: str, *, admitting: bool) -> str | None:
         """The most specific rule for ``host`` (then its parent domains) covering ``path``."""

@@ -21,6 +21,7 @@ from agentloop_tools.web._evidence import message_sources, messages_of
 from agentloop_tools.web._fetch_record import reached
 from agentloop_tools.web._index import RuleIndex
 from agentloop_tools.web._markup import Decoded, decode, layout
+from agentloop_tools.web._prefilter import RuleFinder
 from agentloop_tools.web._rules import Rule, parse_rules
 from agentloop_tools.web._search import native_web_search
 from agentloop_tools.web._search_reader import search_call_urls, search_sources
@@ -85,7 +86,7 @@ class DomainPolicy:
     Build one with :meth:`allow` or :meth:`block`; the constructor is private.
     """
 
-    __slots__ = ("_domains", "_index", "_mode")
+    __slots__ = ("_domains", "_index", "_mode", "_rule_finder")
 
     def __init__(self, mode: Mode, rules: tuple[Rule, ...], *, _private: object = None) -> None:
         if _private is not _TOKEN:
@@ -93,6 +94,7 @@ class DomainPolicy:
         self._mode: Mode = mode
         self._domains = tuple(rule.text for rule in rules)
         self._index = RuleIndex(rules)
+        self._rule_finder: RuleFinder | None = None  # built at the first audit that needs it
 
     @classmethod
     def allow(cls, domains: Iterable[str]) -> DomainPolicy:
@@ -126,6 +128,17 @@ class DomainPolicy:
 
     def __hash__(self) -> int:
         return hash((self._mode, self._domains))
+
+    def __reduce__(self) -> tuple[Any, tuple[str, tuple[str, ...]]]:
+        # Rebuilt from its list: the rule finder is a native object, built when needed.
+        return (_rebuild, (self._mode, self._domains))
+
+    def _finder(self) -> RuleFinder:
+        if self._rule_finder is None:
+            self._rule_finder = RuleFinder(
+                self._index.domain_hosts(), cjk=not self._index.has_punycode
+            )
+        return self._rule_finder
 
     def native_web_search(self, **options: Any) -> HostedTool:
         """A hosted web search filtered by this policy's list.
@@ -321,7 +334,12 @@ class DomainPolicy:
         # Answers repeat links: judge each distinct token once.
         judged: dict[str, list[tuple[int, int, str, str | None, bool]]] = {}
         violations: list[Violation] = []
-        for offset, token in tokens(text):
+        if self._mode == "block" and not self._index.has_ip_rules:
+            # A blocklist of domain names rules most tokens out without reading them.
+            to_read = self._finder().tokens_to_read(text)
+        else:
+            to_read = list(tokens(text))
+        for offset, token in to_read:
             flagged = judged.get(token)
             if flagged is None:
                 flagged = judged[token] = self._judge(
@@ -543,6 +561,10 @@ def _next_space(text: str, position: int) -> int:
 
 _TOKEN = object()
 _UNSEEN: Any = object()
+
+
+def _rebuild(mode: Mode, domains: tuple[str, ...]) -> DomainPolicy:
+    return DomainPolicy.allow(domains) if mode == "allow" else DomainPolicy.block(domains)
 
 
 def _nonempty(domains: Iterable[str], name: str) -> tuple[Rule, ...]:

@@ -17,11 +17,12 @@ from typing import Literal, NamedTuple
 # A token is worth reading when a dot, colon or slash is followed by something
 # that can continue a host or URL (so "end." and "note:" are skipped), or when it
 # holds a defanged dot. The match runs on to the end of the token, so later
-# anchors in the same token cost nothing. Plain ASCII text without defanged dots
-# (the common case) takes the cheaper pattern.
+# anchors in the same token cost nothing. Text without defanged dots (the common
+# case) takes a pattern of one character class, ASCII text the cheapest.
 _ANCHOR_TAIL = r"[^\s<>\"`]*"
 _ANCHOR_PLAIN = re.compile(r"[.:/\\](?=[^\s<>\"`.,;:!?'*_~)\]])" + _ANCHOR_TAIL)
-_ANCHOR_ANY = re.compile(
+_ANCHOR_WIDE = re.compile(r"[.\uff0e\u3002\uff61:/\\](?=[^\s<>\"`.,;:!?'*_~)\]])" + _ANCHOR_TAIL)
+ANCHOR_ANY = re.compile(
     r"(?:[.\uff0e\u3002\uff61:/\\](?=[^\s<>\"`.,;:!?'*_~)\]])"
     r"|\[(?:\.|dot)\]|\((?:\.|dot)\)|\{\.\})" + _ANCHOR_TAIL,
     re.IGNORECASE,
@@ -45,7 +46,7 @@ _CJK_STOP = re.compile(
     r"[\u3001\u3003-\u3011\u3014-\u301f\uff01-\uff0d\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff60\uff62-\uff65]"
 )
 _BRACKET = re.compile(r"[\[\]]")
-_TOKEN_RUN = re.compile(r"[^\s<>\"`]*")
+TOKEN_RUN = re.compile(r"[^\s<>\"`]*")
 _PATH_START = re.compile(r"(?:^|[^/\\:])[/\\](?=[^/\\]|$)")
 _CJK_FULL_STOP = re.compile("[\u3002\uff61]")
 _TRAILING = frozenset(".,:;!?'*_~\u3002\uff0e\uff61")
@@ -161,13 +162,19 @@ def tokens(text: str) -> Iterator[tuple[int, str]]:
     # Token starts are found by matching backwards on the reversed text: C speed.
     reversed_text = text[::-1]
     length = len(text)
-    plain = text.isascii() and _DEFANGED_ANYWHERE.search(text) is None
-    run_back = _TOKEN_RUN.match
-    for match in (_ANCHOR_PLAIN if plain else _ANCHOR_ANY).finditer(text):
+    run_back = TOKEN_RUN.match
+    for match in anchors_for(text).finditer(text):
         # A pattern of one starred class always matches, if only the empty string.
         back = run_back(reversed_text, length - match.start())
         start = length - back.end() if back is not None else match.start()
         yield start, text[start : match.end()]
+
+
+def anchors_for(text: str) -> re.Pattern[str]:
+    """The cheapest anchor pattern that finds every token worth reading in ``text``."""
+    if _DEFANGED_ANYWHERE.search(text) is not None:
+        return ANCHOR_ANY
+    return _ANCHOR_PLAIN if text.isascii() else _ANCHOR_WIDE
 
 
 def read_token(token: str, *, mentions: bool) -> list[Found]:
