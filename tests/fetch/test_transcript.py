@@ -110,3 +110,33 @@ def test_page_text_cannot_forge_header_lines() -> None:
     policy = DomainPolicy.allow(["honest.example"])
     assert policy.audit(transcript) == []
     assert [source.url for source in sources(transcript)] == ["https://honest.example/"]
+
+
+def test_merged_conversations_that_reuse_a_call_id_are_paired_by_position() -> None:
+    from agentloop import Transcript
+    from agentloop.transcript import ToolCallPart, ToolResultPart
+
+    def page(url: str) -> str:
+        return f"[web_fetch] url: {url}\n\nThe page text."
+
+    merged = Transcript()
+    for tool, url, result in (
+        ("reader", "https://a.example/", page("https://a.example/")),
+        ("reader", "https://b.example/", page("https://b.example/")),
+        ("calculator", "https://c.example/", "42"),
+    ):
+        merged.add_user_message("next question")
+        merged.add_assistant_message(
+            [ToolCallPart(id="call_1", tool_name=tool, arguments={"url": url})]
+        )
+        merged.add_tool_results([ToolResultPart(call_id="call_1", tool_name=tool, content=result)])
+    found = [
+        (v.message_index, v.where, v.url) for v in DomainPolicy.allow(["x.example"]).audit(merged)
+    ]
+    # Each result is its own page; the calculator's argument is not a fetch.
+    assert found == [
+        (1, "tool-call", "https://a.example/"),
+        (2, "tool-result", "https://a.example/"),
+        (4, "tool-call", "https://b.example/"),
+        (5, "tool-result", "https://b.example/"),
+    ]

@@ -101,28 +101,36 @@ def read_result(part: ToolResultPart) -> FetchRecord | None:
 def reached(messages: Sequence[Message]) -> dict[int, list[tuple[Reach, str]]]:
     """Per message index, the URLs web_fetch was asked for, redirected through and read.
 
-    A call counts as web_fetch's when the tool is named ``web_fetch`` or its result
-    carries web_fetch's header or one of its error codes (a custom ``name=``).
+    A call counts as web_fetch's when the tool is named ``web_fetch`` or its own
+    result (the next result with its id) carries web_fetch's header or one of its
+    error codes (a custom ``name=``). Pairing by position, not by id alone, keeps
+    transcripts that reuse an id (merged conversations) apart.
     """
-    records: dict[str, FetchRecord] = {}
-    for message in messages:
-        for part in message.content:
-            if isinstance(part, ToolResultPart):
+    ours: set[tuple[int, int]] = set()  # (message index, part index) of web_fetch calls
+    records: dict[tuple[int, int], FetchRecord] = {}
+    waiting: dict[str, list[tuple[int, int]]] = {}
+    for index, message in enumerate(messages):
+        for position, part in enumerate(message.content):
+            if isinstance(part, ToolCallPart):
+                waiting.setdefault(part.id, []).append((index, position))
+                if part.tool_name == DEFAULT_NAME:
+                    ours.add((index, position))
+            elif isinstance(part, ToolResultPart):
                 record = read_result(part)
+                calls = waiting.get(part.call_id)
+                call = calls.pop(0) if calls else None
                 if record is not None:
-                    records[part.call_id] = record
+                    records[(index, position)] = record
+                    if call is not None:
+                        ours.add(call)
     found: dict[int, list[tuple[Reach, str]]] = {}
     for index, message in enumerate(messages):
-        for part in message.content:
-            if isinstance(part, ToolCallPart):
+        for position, part in enumerate(message.content):
+            if isinstance(part, ToolCallPart) and (index, position) in ours:
                 url = part.arguments.get("url")
-                ours = part.tool_name == DEFAULT_NAME or part.id in records
-                if ours and isinstance(url, str) and url.strip():
+                if isinstance(url, str) and url.strip():
                     found.setdefault(index, []).append(("tool-call", url))
-            elif isinstance(part, ToolResultPart):
-                record = records.get(part.call_id)
-                if record is None:
-                    continue
+            elif (record := records.get((index, position))) is not None:
                 entries = found.setdefault(index, [])
                 entries.extend(("redirect", hop) for hop in record.redirects)
                 if record.url is not None:
