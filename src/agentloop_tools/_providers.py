@@ -90,6 +90,15 @@ PROVIDER_SECRET_VARIABLES = tuple(
 )
 
 
+# Domains of model APIs beyond agentloop's own providers (OpenAI-compatible endpoints
+# an agent may point at): the cassette reader never skips their traffic as tool calls.
+MODEL_API_DOMAINS = (
+    "anthropic.com", "openai.com", "openai.azure.com", "openrouter.ai", "modal.run",
+    "x.ai", "mistral.ai", "groq.com", "together.xyz", "deepseek.com", "googleapis.com",
+    "fireworks.ai", "cohere.com", "cohere.ai", "perplexity.ai",
+)  # fmt: skip
+
+
 def provider_for_host(host: str) -> Provider | None:
     """The provider whose API lives at ``host``, or None."""
     return next((p for p in PROVIDERS.values() if p.serves(host)), None)

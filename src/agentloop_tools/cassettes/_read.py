@@ -22,6 +22,7 @@ from agentloop import Transcript
 from agentloop.provider import ModelRequest, StopReason
 from agentloop.transcript import Message, TextPart, ToolCallPart, ToolResultPart
 
+from agentloop_tools._providers import MODEL_API_DOMAINS, SEARCH_APIS
 from agentloop_tools.cassettes import _format
 from agentloop_tools.cassettes._history import History, Said, read_history
 from agentloop_tools.cassettes._load import InputError, load_json, read_text
@@ -449,14 +450,10 @@ def _first_error(error: Any) -> str:
     return f"{location}: {first.get('msg')}" if location else str(first.get("msg"))
 
 
-# Hosts of model providers: an interaction with one is never skipped as tool traffic.
-_PROVIDER_HOSTS = (
-    "anthropic.com", "openai.com", "openai.azure.com", "openrouter.ai", "modal.run",
-    "x.ai", "mistral.ai", "groq.com", "together.xyz", "deepseek.com", "googleapis.com",
-    "fireworks.ai", "cohere.com", "cohere.ai", "perplexity.ai",
-)  # fmt: skip
-# The search APIs agentloop-tools' web_search backends call.
-_SEARCH_HOSTS = ("api.search.brave.com", "api.tavily.com", "api.exa.ai")
+# An interaction with a model API is never skipped as tool traffic; one with a search
+# API our web_search backends call always is.
+_PROVIDER_HOSTS = MODEL_API_DOMAINS
+_SEARCH_HOSTS = tuple(api.host for api in SEARCH_APIS.values())
 
 
 def _host_and_path(uri: str) -> tuple[str, str]:
