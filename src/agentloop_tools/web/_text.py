@@ -163,14 +163,14 @@ def tokens(text: str) -> Iterator[tuple[int, str]]:
     reversed_text = text[::-1]
     length = len(text)
     run_back = TOKEN_RUN.match
-    for match in anchors_for(text).finditer(text):
+    for match in _anchors_for(text).finditer(text):
         # A pattern of one starred class always matches, if only the empty string.
         back = run_back(reversed_text, length - match.start())
         start = length - back.end() if back is not None else match.start()
         yield start, text[start : match.end()]
 
 
-def anchors_for(text: str) -> re.Pattern[str]:
+def _anchors_for(text: str) -> re.Pattern[str]:
     """The cheapest anchor pattern that finds every token worth reading in ``text``."""
     if _DEFANGED_ANYWHERE.search(text) is not None:
         return ANCHOR_ANY
