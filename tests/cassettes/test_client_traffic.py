@@ -361,3 +361,115 @@ def test_provider_bookkeeping_calls_are_skipped(tmp_path: Path, method: str, uri
         cassette(tmp_path, interaction(uri, '{"input_tokens": 5}', method=method))
     )
     assert (reading.problems, reading.skipped, reading.tool_traffic) == ([], 1, 0)
+
+
+# --- where each API puts a client-tool result ---------------------------------------
+# One table in the reader says, per API, which fields hold a result's text, call id,
+# tool name and error flag; these pin every entry of it through read_cassette.
+
+RESPONSES = "https://api.openai.com/v1/responses"
+
+
+def answered_by(api: str, result: dict[str, Any]) -> dict[str, Any]:
+    """An interaction whose request holds a web_search call (id call_1) and ``result``."""
+    from agentloop_tools.testing import openai_message, openai_response
+
+    if api == "anthropic":
+        use = {"type": "tool_use", "id": "call_1", "name": "web_search", "input": CALL}
+        request = {
+            "messages": [
+                {"role": "user", "content": "Q?"},
+                {"role": "assistant", "content": [use]},
+                {"role": "user", "content": [{"type": "tool_result", **result}]},
+            ]
+        }
+        return interaction(ANTHROPIC, anthropic_message([anthropic_text("Done.")]), request)
+    if api == "openai":
+        called = {
+            "type": "function_call",
+            "call_id": "call_1",
+            "name": "web_search",
+            "arguments": json.dumps(CALL),
+        }
+        output = {"type": "function_call_output", **result}
+        request = {"input": [{"role": "user", "content": "Q?"}, called, output]}
+        return interaction(RESPONSES, openai_response([openai_message("Done.")]), request)
+    return interaction(
+        CHAT, chat_completion("Done."), chat_request(CALLED, {"role": "tool", **result})
+    )
+
+
+# api: (where the result sits, its text field, its call-id field)
+RESULT_FIELDS = {
+    "anthropic": ("messages[2].content[0]", "content", "tool_use_id"),
+    "openai": ("input[2]", "output", "call_id"),
+    "chat": ("messages[2]", "content", "tool_call_id"),
+}
+
+
+def read_result(tmp_path: Path, api: str, result: dict[str, Any]) -> tuple[Any, ToolResultPart]:
+    reading = read_cassette(cassette(tmp_path, answered_by(api, result)))
+    [transcript] = reading.transcripts
+    [part] = transcript.messages[2].content
+    assert isinstance(part, ToolResultPart)
+    return reading, part
+
+
+@pytest.mark.parametrize("api", RESULT_FIELDS)
+def test_a_tool_result_is_read_from_each_apis_own_fields(tmp_path: Path, api: str) -> None:
+    _, text, call_id = RESULT_FIELDS[api]
+    reading, part = read_result(tmp_path, api, {call_id: "call_1", text: RESULTS})
+    assert reading.problems == []
+    assert (part.call_id, part.tool_name, part.content, part.is_error) == (
+        "call_1",
+        "web_search",
+        RESULTS,
+        False,
+    )
+
+
+@pytest.mark.parametrize("api", RESULT_FIELDS)
+def test_a_tool_result_of_unknown_form_is_a_problem_naming_its_field(
+    tmp_path: Path, api: str
+) -> None:
+    where, text, call_id = RESULT_FIELDS[api]
+    reading, part = read_result(tmp_path, api, {call_id: "call_1", text: {"odd": 1}})
+    assert [(p.interaction, p.reason) for p in reading.problems] == [
+        (0, f"the request: {where} (a tool result) has {text} of no known form")
+    ]
+    assert (part.call_id, part.tool_name, part.content) == ("call_1", "web_search", "")
+
+
+@pytest.mark.parametrize("api", RESULT_FIELDS)
+def test_a_tool_result_without_a_call_id_is_a_problem_in_every_api(
+    tmp_path: Path, api: str
+) -> None:
+    where, text, _ = RESULT_FIELDS[api]
+    reading, part = read_result(tmp_path, api, {text: {"odd": 1}})
+    # Both problems, in the order the result's fields are read.
+    assert [p.reason for p in reading.problems] == [
+        f"the request: {where} (a tool result) has {text} of no known form",
+        f"the request: {where} has no call id",
+    ]
+    assert (part.call_id, part.tool_name) == ("unidentified-call", "unknown")
+
+
+@pytest.mark.parametrize(
+    ("api", "is_error"),
+    # Only Anthropic carries an error flag; the OpenAI APIs are read by agentloop's
+    # "Error:" prefix, which Anthropic's flag overrides.
+    [("anthropic", False), ("openai", True), ("chat", True)],
+)
+def test_an_error_result_is_told_by_the_flag_or_the_prefix(
+    tmp_path: Path, api: str, is_error: bool
+) -> None:
+    _, text, call_id = RESULT_FIELDS[api]
+    _, part = read_result(tmp_path, api, {call_id: "call_1", text: "Error: quota exceeded"})
+    assert part.is_error is is_error
+
+
+@pytest.mark.parametrize("api", RESULT_FIELDS)
+def test_only_chat_results_carry_their_tool_name(tmp_path: Path, api: str) -> None:
+    _, text, call_id = RESULT_FIELDS[api]
+    _, part = read_result(tmp_path, api, {call_id: "call_1", text: "", "name": "web_fetch"})
+    assert part.tool_name == ("web_fetch" if api == "chat" else "web_search")

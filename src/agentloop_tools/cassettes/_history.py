@@ -27,6 +27,23 @@ from agentloop.transcript import TextPart, ToolCallPart, ToolResultPart
 UNKNOWN_TOOL = "unknown"
 
 
+@dataclass(frozen=True, slots=True)
+class _ResultFields:
+    """The fields of a client-tool result that hold its pieces, in one API's requests."""
+
+    text: str  # a string or a list of text blocks
+    call_id: str  # the id of the call it answers
+    name: str | None = None  # the tool's name, if sent (else the call's is used)
+    error: str | None = None  # a boolean error flag, if sent (else the "Error:" prefix)
+
+
+_RESULT_FIELDS = {
+    "anthropic": _ResultFields("content", "tool_use_id", error="is_error"),
+    "openai": _ResultFields("output", "call_id"),  # a function_call_output item
+    "chat": _ResultFields("content", "tool_call_id", name="name"),  # a role "tool" message
+}
+
+
 @dataclass(slots=True)
 class Said:
     """One message of the request: its role and the parts read from it (maybe none:
@@ -105,8 +122,9 @@ def read_history(api: str, body: Any) -> History:
 class _Builder:
     """Gathers parts into messages, starting a new one when the role changes."""
 
-    def __init__(self, history: History) -> None:
+    def __init__(self, history: History, fields: _ResultFields) -> None:
         self.history = history
+        self.fields = fields
         self.names: dict[str, str] = {}
 
     def open(self, role: str) -> None:
@@ -121,14 +139,24 @@ class _Builder:
         self.open(role)
         self.history.messages[-1].parts.append(part)
 
-    def result(self, call_id: Any, name: Any, content: str, is_error: bool, where: str) -> None:
+    def result(self, item: dict[str, Any], where: str) -> None:
+        """Add the client-tool result ``item``, read from this API's fields."""
+        fields = self.fields
+        text, ok = _text_of(item.get(fields.text))
+        if not ok:
+            self.history.problems.append(
+                f"{where} (a tool result) has {fields.text} of no known form"
+            )
+        call_id = item.get(fields.call_id)
         if not isinstance(call_id, str) or not call_id:
             self.history.problems.append(f"{where} has no call id")
             call_id = "unidentified-call"
+        name = item.get(fields.name) if fields.name else None
         tool = name if isinstance(name, str) and name else self.names.get(call_id, UNKNOWN_TOOL)
+        is_error = item.get(fields.error) is True if fields.error else text.startswith("Error:")
         self.add(
             "user",
-            ToolResultPart(call_id=call_id, tool_name=tool, content=content, is_error=is_error),
+            ToolResultPart(call_id=call_id, tool_name=tool, content=text, is_error=is_error),
         )
 
     def call(self, call_id: Any, name: Any, arguments: Any, where: str) -> None:
@@ -144,7 +172,7 @@ class _Builder:
 
 
 def _anthropic(turns: list[Any], history: History) -> None:
-    build = _Builder(history)
+    build = _Builder(history, _RESULT_FIELDS["anthropic"])
     for number, turn in enumerate(turns):
         if not isinstance(turn, dict):
             history.problems.append(f"messages[{number}] is not an object")
@@ -170,16 +198,11 @@ def _anthropic(turns: list[Any], history: History) -> None:
             elif kind == "tool_use":
                 build.call(block.get("id"), block.get("name"), block.get("input"), where)
             elif kind == "tool_result":
-                text, ok = _text_of(block.get("content"))
-                if not ok:
-                    history.problems.append(f"{where} (a tool result) has content of no known form")
-                build.result(
-                    block.get("tool_use_id"), None, text, block.get("is_error") is True, where
-                )
+                build.result(block, where)
 
 
 def _responses(turns: list[Any], history: History) -> None:
-    build = _Builder(history)
+    build = _Builder(history, _RESULT_FIELDS["openai"])
     for number, item in enumerate(turns):
         where = f"input[{number}]"
         if not isinstance(item, dict):
@@ -190,10 +213,7 @@ def _responses(turns: list[Any], history: History) -> None:
         if kind == "function_call":
             build.call(item.get("call_id"), item.get("name"), item.get("arguments"), where)
         elif kind == "function_call_output":
-            text, ok = _text_of(item.get("output"))
-            if not ok:
-                history.problems.append(f"{where} (a tool result) has output of no known form")
-            build.result(item.get("call_id"), None, text, _looks_like_error(text), where)
+            build.result(item, where)
         elif role is None and isinstance(kind, str) and kind != "item_reference":
             # An output item replayed (reasoning, a hosted tool call): the model's turn.
             build.open("assistant")
@@ -205,7 +225,7 @@ def _responses(turns: list[Any], history: History) -> None:
 
 
 def _chat(turns: list[Any], history: History) -> None:
-    build = _Builder(history)
+    build = _Builder(history, _RESULT_FIELDS["chat"])
     for number, turn in enumerate(turns):
         where = f"messages[{number}]"
         if not isinstance(turn, dict):
@@ -213,12 +233,7 @@ def _chat(turns: list[Any], history: History) -> None:
             continue
         role = turn.get("role")
         if role == "tool":
-            text, ok = _text_of(turn.get("content"))
-            if not ok:
-                history.problems.append(f"{where} (a tool result) has content of no known form")
-            build.result(
-                turn.get("tool_call_id"), turn.get("name"), text, _looks_like_error(text), where
-            )
+            build.result(turn, where)
         elif role == "user":
             text, _ = _text_of(turn.get("content"))
             build.add("user", TextPart(text=text))
@@ -279,7 +294,3 @@ def _arguments(arguments: Any) -> tuple[dict[str, Any], str | None]:
             return {}, arguments
         return (parsed, arguments) if isinstance(parsed, dict) else ({}, arguments)
     return {}, None
-
-
-def _looks_like_error(text: str) -> bool:
-    return text.startswith("Error:")

@@ -153,16 +153,9 @@ class TavilyBackend:
         return (self.api_key,)
 
     def build_request(self, query: str, count: int, policy: DomainPolicy | None) -> httpx.Request:
-        import httpx
-
-        body: dict[str, Any] = {
-            "query": query,
-            "search_depth": self.depth,
-            "max_results": count,
-        }
-        body.update(_push_down(policy, "include_domains", "exclude_domains", self.max_domains))
-        headers = {"Accept": "application/json", "Authorization": f"Bearer {self.api_key}"}
-        return httpx.Request("POST", self.endpoint, json=body, headers=headers)
+        body = {"query": query, "search_depth": self.depth, "max_results": count}
+        body |= _push_down(policy, "include_domains", "exclude_domains", self.max_domains)
+        return _post_json(self.endpoint, body, {"Authorization": f"Bearer {self.api_key}"})
 
     def parse(self, payload: Any) -> list[SearchHit]:
         return [
@@ -197,17 +190,14 @@ class ExaBackend:
         return (self.api_key,)
 
     def build_request(self, query: str, count: int, policy: DomainPolicy | None) -> httpx.Request:
-        import httpx
-
-        body: dict[str, Any] = {
+        body = {
             "query": query,
             "type": "auto",
             "numResults": count,
             "contents": {"highlights": {"numSentences": 3, "highlightsPerUrl": 1}},
         }
-        body.update(_push_down(policy, "includeDomains", "excludeDomains", self.max_domains))
-        headers = {"Accept": "application/json", "x-api-key": self.api_key}
-        return httpx.Request("POST", self.endpoint, json=body, headers=headers)
+        body |= _push_down(policy, "includeDomains", "excludeDomains", self.max_domains)
+        return _post_json(self.endpoint, body, {"x-api-key": self.api_key})
 
     def parse(self, payload: Any) -> list[SearchHit]:
         hits = []
@@ -543,6 +533,14 @@ def _rate(value: object, backend: str) -> float | None:
             "number, or None for no spacing."
         )
     return float(value)
+
+
+def _post_json(endpoint: str, body: dict[str, Any], auth: dict[str, str]) -> httpx.Request:
+    """A JSON search request to ``endpoint``, authenticated by the ``auth`` headers."""
+    import httpx
+
+    headers = {"Accept": "application/json", **auth}
+    return httpx.Request("POST", endpoint, json=body, headers=headers)
 
 
 def _push_down(
