@@ -4,32 +4,17 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 import pytest
 from agentloop.transcript import to_jsonl
 
-from tests.providers import converse
-from tests.web.test_evidence import anthropic, cited_text, search_call, search_result
+from agentloop_tools.testing import anthropic_message, anthropic_search, anthropic_text
+from tests.cli.helpers import ANTHROPIC_DEMO, DEMO, OPENAI_DEMO, REPO, run
+from tests.transcripts import converse
 
-REPO = Path(__file__).parents[2]
-DEMO = REPO / "cassettes" / "demo"
-ANTHROPIC_DEMO = DEMO / "anthropic-web-search.yaml"
-OPENAI_DEMO = DEMO / "openai-web-search.yaml"
 KEY = "sk-ant-api03-" + "K" * 40
-
-
-def run(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agentloop_tools", *map(str, args)],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        check=False,
-    )
 
 
 def test_a_clean_audit_exits_0() -> None:
@@ -183,10 +168,9 @@ def test_unreadable_inputs_are_named_and_the_rest_is_still_audited(tmp_path: Pat
 
 
 def test_saved_transcripts_are_audited_too(tmp_path: Path) -> None:
-    transcript = converse("anthropic", [anthropic([
-        search_call("s1", "q"),
-        search_result("s1", "https://docs.python.org/3/", "https://evil.example/x"),
-        cited_text("Answer.", "https://docs.python.org/3/"),
+    transcript = converse("anthropic", [anthropic_message([
+        anthropic_search("q", ["https://docs.python.org/3/", "https://evil.example/x"]),
+        anthropic_text("Answer.", cite=["https://docs.python.org/3/"]),
     ])])  # fmt: skip
     (tmp_path / "run.jsonl").write_text(to_jsonl(transcript.messages))
     (tmp_path / "run.json").write_text(transcript.model_dump_json())

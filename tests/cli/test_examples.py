@@ -11,9 +11,9 @@ import pytest
 from agentloop.transcript import to_jsonl
 
 from agentloop_tools.cli import EPILOG
-from tests.cli.test_cli import ANTHROPIC_DEMO, DEMO, REPO, run
-from tests.providers import converse
-from tests.web.test_evidence import anthropic, cited_text
+from agentloop_tools.testing import anthropic_message, anthropic_text
+from tests.cli.helpers import ANTHROPIC_DEMO, DEMO, REPO, run
+from tests.transcripts import converse
 
 SOURCES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 # Paths in the examples, and the stand-ins they run against here.
@@ -65,7 +65,8 @@ def test_each_example_runs(source: str, example: str, order: str, tmp_path: Path
     )
     (tmp_path / "policy.toml").write_text('block = ["wikipedia.org"]\n')
     transcript = converse(
-        "anthropic", [anthropic([cited_text("Hi.", "https://docs.python.org/3/")])]
+        "anthropic",
+        [anthropic_message([anthropic_text("Hi.", cite=["https://docs.python.org/3/"])])],
     )
     (tmp_path / "run.jsonl").write_text(to_jsonl(transcript.messages))
     arguments = shlex.split(example)[1:]

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from agentloop_tools import cli
 from agentloop_tools.cassettes import Reader, read_transcript_file
-from tests.cli.test_cli import ANTHROPIC_DEMO, DEMO, run
+from tests.cli.helpers import ANTHROPIC_DEMO, DEMO, run
 
 BLOCKED = "wikipedia.org"  # the Anthropic demo cites en.wikipedia.org
 

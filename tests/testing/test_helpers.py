@@ -11,32 +11,29 @@ from agentloop import Transcript
 from agentloop_tools.testing import (
     AgentloopEvidence,
     EvidenceAssertionError,
+    anthropic_message,
+    anthropic_search,
+    anthropic_text,
     assert_cited,
     assert_no_violations,
     assert_not_cited,
     assert_searched,
+    openai_message,
+    openai_response,
 )
 from agentloop_tools.web import DomainPolicy, Violation
-from tests.providers import converse
-from tests.web.test_evidence import (
-    anthropic,
-    cited_text,
-    openai,
-    openai_message,
-    search_call,
-    search_result,
-)
+from tests.transcripts import converse
 
 KEY = "sk-ant-api03-" + "S" * 40
 
 
 @pytest.fixture
 def answered() -> Transcript:
-    return converse("anthropic", [anthropic([
-        search_call("s1", "python"),
-        search_result("s1", "https://docs.python.org/3/library/", "https://en.wikipedia.org/wiki/Py"),
-        cited_text("Python is documented.", "https://docs.python.org/3/library/"),
-        {"type": "text", "text": " More at https://evil.example/page."},
+    return converse("anthropic", [anthropic_message([
+        anthropic_search("python", ["https://docs.python.org/3/library/",
+                                    "https://en.wikipedia.org/wiki/Py"]),
+        anthropic_text("Python is documented.", cite=["https://docs.python.org/3/library/"]),
+        anthropic_text(" More at https://evil.example/page."),
     ])])  # fmt: skip
 
 
@@ -60,7 +57,7 @@ def test_assert_not_cited_lists_the_offending_citations(answered: Transcript) ->
         "assert_not_cited: 1 of 2 target(s) was cited: 'python.org'.",
         "",
         "Offending citations (1):",
-        '  - https://docs.python.org/3/library/  "quote from https://docs.python.org/3/library/"',
+        '  - https://docs.python.org/3/library/  "Python is documented."',
         "",
         "To keep a domain out of answers, filter the search with a DomainPolicy.",
         "",
@@ -69,11 +66,9 @@ def test_assert_not_cited_lists_the_offending_citations(answered: Transcript) ->
 
 
 def test_assert_searched_names_the_provider_error() -> None:
-    failed = converse("anthropic", [anthropic([
-        search_call("s1", "python news"),
-        {"type": "web_search_tool_result", "tool_use_id": "s1",
-         "content": {"type": "web_search_tool_result_error", "error_code": "max_uses_exceeded"}},
-        {"type": "text", "text": "No luck."},
+    failed = converse("anthropic", [anthropic_message([
+        anthropic_search("python news", error="max_uses_exceeded"),
+        anthropic_text("No luck."),
     ])])  # fmt: skip
     with pytest.raises(EvidenceAssertionError) as raised:
         assert_searched(failed, "python.org")
@@ -94,7 +89,7 @@ def test_assert_searched_names_the_provider_error() -> None:
 
 
 def test_no_search_at_all_is_said_plainly() -> None:
-    plain = converse("anthropic", [anthropic([{"type": "text", "text": "From memory."}])])
+    plain = converse("anthropic", [anthropic_message([anthropic_text("From memory.")])])
     with pytest.raises(EvidenceAssertionError) as raised:
         assert_searched(plain, "python.org")
     assert (
@@ -107,15 +102,18 @@ def test_no_search_at_all_is_said_plainly() -> None:
 
 
 def test_dynamic_filtering_makes_citations_unobservable() -> None:
-    filtered = converse("anthropic", [anthropic([
+    # A search run from code execution (its result has a "caller"): no builder writes it.
+    filtered = converse("anthropic", [anthropic_message([
         {"type": "server_tool_use", "id": "c1", "name": "code_execution", "input": {"code": "x"}},
         {"type": "code_execution_tool_result", "tool_use_id": "c1",
          "content": {"type": "code_execution_result", "stdout": "", "stderr": "",
                      "return_code": 0}},
-        search_call("s1", "q"),
-        {**search_result("s1", "https://docs.python.org/3/"),
+        {"type": "server_tool_use", "id": "s1", "name": "web_search", "input": {"query": "q"}},
+        {"type": "web_search_tool_result", "tool_use_id": "s1",
+         "content": [{"type": "web_search_result", "url": "https://docs.python.org/3/",
+                      "title": "Docs", "encrypted_content": "enc", "page_age": None}],
          "caller": {"tool_id": "c1", "type": "code_execution_20260120"}},
-        {"type": "text", "text": "Filtered answer."},
+        anthropic_text("Filtered answer."),
     ])])  # fmt: skip
     assert_searched(filtered, "python.org")
     with pytest.raises(EvidenceAssertionError) as raised:
@@ -141,7 +139,7 @@ def test_assert_no_violations_reports_one_line_each_with_an_excerpt(answered: Tr
 def test_full_url_targets_ignore_tracking_but_keep_their_own_query() -> None:
     text = "See ([python.org](https://docs.python.org/3/?utm_source=openai&v=2))."
     url = "https://docs.python.org/3/?utm_source=openai&v=2"
-    cited = converse("openai", [openai([openai_message(text, (url, 4, len(text) - 1))])])
+    cited = converse("openai", [openai_response([openai_message(text, cite=[(url, text[4:-1])])])])
     assert_cited(cited, "https://docs.python.org/3/", "https://docs.python.org/3?v=2")
     with pytest.raises(EvidenceAssertionError):
         assert_cited(cited, "https://docs.python.org/3/?v=3")
@@ -164,8 +162,10 @@ def test_bad_targets_are_refused(
 
 
 def test_secrets_never_reach_a_failure_message() -> None:
-    leaked = converse("anthropic", [anthropic([
-        cited_text("x", f"https://evil.example/?key={KEY}"),
+    leaky = f"https://evil.example/?key={KEY}"
+    # The key is in the citation's URL, its title and its quote (the cited text).
+    leaked = converse("anthropic", [anthropic_message([
+        anthropic_text(f"quote from {leaky}", cite=[leaky]),
     ])])  # fmt: skip
     with pytest.raises(EvidenceAssertionError) as raised:
         assert_cited(leaked, "python.org")
@@ -176,7 +176,9 @@ def test_secrets_never_reach_a_failure_message() -> None:
 def test_evidence_gathers_every_conversation(answered: Transcript) -> None:
     evidence = AgentloopEvidence()
     evidence.add(answered)
-    evidence.add(converse("anthropic", [anthropic([cited_text("y", "https://b.example/")])]))
+    evidence.add(converse("anthropic", [anthropic_message([
+        anthropic_text("y", cite=["https://b.example/"]),
+    ])]))  # fmt: skip
     assert repr(evidence) == "<AgentloopEvidence: 2 conversation(s)>"
     assert [s.url for s in evidence.sources()] == [
         "https://docs.python.org/3/library/",
@@ -211,7 +213,9 @@ def test_evidence_gathers_every_conversation(answered: Transcript) -> None:
 
 def test_since_reads_one_turn(answered: Transcript) -> None:
     answered.add_user_message("again")
-    second = converse("anthropic", [anthropic([cited_text("z", "https://z.example/")])])
+    second = converse("anthropic", [anthropic_message([
+        anthropic_text("z", cite=["https://z.example/"]),
+    ])])  # fmt: skip
     answered.messages.append(second.messages[-1])
     assert_cited(answered, "z.example", since=-1)
     with pytest.raises(EvidenceAssertionError):

@@ -26,7 +26,7 @@ from agentloop_tools.testing import (
     assert_no_violations,
 )
 from agentloop_tools.web import DomainPolicy, per_page
-from tests.providers import converse
+from tests.transcripts import converse
 
 PAGE = "https://b.example/page"
 POLICIES = {

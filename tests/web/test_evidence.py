@@ -2,106 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from agentloop import Citation, Source, Transcript
 from agentloop.transcript import HostedToolPart, Message, TextPart
 
+from agentloop_tools.testing import (
+    anthropic_message,
+    anthropic_search,
+    anthropic_text,
+    openai_message,
+    openai_response,
+    openai_search,
+)
 from agentloop_tools.web import DomainPolicy, citations, sources
-from tests.providers import converse
-
-
-def anthropic(content: list[dict[str, Any]], stop_reason: str = "end_turn") -> dict[str, Any]:
-    return {
-        "id": "msg_1",
-        "type": "message",
-        "role": "assistant",
-        "model": "claude-test",
-        "stop_reason": stop_reason,
-        "stop_sequence": None,
-        "usage": {"input_tokens": 1, "output_tokens": 1},
-        "content": content,
-    }
-
-
-def search_call(call_id: str, query: str) -> dict[str, Any]:
-    return {
-        "type": "server_tool_use",
-        "id": call_id,
-        "name": "web_search",
-        "input": {"query": query},
-    }
-
-
-def search_result(call_id: str, *urls: str) -> dict[str, Any]:
-    return {
-        "type": "web_search_tool_result",
-        "tool_use_id": call_id,
-        "content": [
-            {
-                "type": "web_search_result",
-                "url": url,
-                "title": f"T {url}",
-                "encrypted_content": "enc",
-                "page_age": None,
-            }
-            for url in urls
-        ],
-    }
-
-
-def cited_text(text: str, *urls: str) -> dict[str, Any]:
-    return {
-        "type": "text",
-        "text": text,
-        "citations": [
-            {
-                "type": "web_search_result_location",
-                "url": url,
-                "title": f"T {url}",
-                "encrypted_index": "idx",
-                "cited_text": f"quote from {url}",
-            }
-            for url in urls
-        ],
-    }
-
-
-def openai(output: list[dict[str, Any]]) -> dict[str, Any]:
-    return {
-        "id": "resp_1",
-        "object": "response",
-        "status": "completed",
-        "model": "gpt-test",
-        "output": output,
-        "usage": {"input_tokens": 1, "output_tokens": 1},
-    }
-
-
-def openai_message(text: str, *annotations: tuple[str, int, int]) -> dict[str, Any]:
-    return {
-        "type": "message",
-        "id": "msg_1",
-        "role": "assistant",
-        "status": "completed",
-        "content": [
-            {
-                "type": "output_text",
-                "text": text,
-                "annotations": [
-                    {
-                        "type": "url_citation",
-                        "url": url,
-                        "title": "t",
-                        "start_index": start,
-                        "end_index": end,
-                    }
-                    for url, start, end in annotations
-                ],
-            }
-        ],
-    }
+from tests.transcripts import converse
 
 
 def urls(found: list[Source] | list[Citation]) -> list[str]:
@@ -109,54 +23,36 @@ def urls(found: list[Source] | list[Citation]) -> list[str]:
 
 
 def test_anthropic_search_results_and_citations() -> None:
-    transcript = converse(
-        "anthropic",
-        [
-            anthropic(
-                [
-                    search_call("srv_1", "python release"),
-                    search_result(
-                        "srv_1",
-                        "https://python.org/a",
-                        "https://docs.python.org/b",
-                        "https://python.org/a",
-                    ),
-                    cited_text(
-                        "Python 3.14 is out.", "https://docs.python.org/b", "https://python.org/a"
-                    ),
-                    cited_text(" Again.", "https://docs.python.org/b"),
-                ]
-            )
-        ],
-    )
-    assert sources(transcript) == [
-        Source(url="https://python.org/a", title="T https://python.org/a"),
-        Source(url="https://docs.python.org/b", title="T https://docs.python.org/b"),
+    a, b = "https://python.org/a", "https://docs.python.org/b"
+    transcript = converse("anthropic", [anthropic_message([
+        anthropic_search("python release", [(a, "Page A"), (b, "Page B"), (a, "Page A again")]),
+        anthropic_text("Python 3.14 is out.", cite=[b, a]),
+        anthropic_text(" Again.", cite=[b]),
+    ])])  # fmt: skip
+    assert sources(transcript) == [Source(url=a, title="Page A"), Source(url=b, title="Page B")]
+    assert urls(citations(transcript)) == [b, a, b]
+    assert [c.cited_text for c in citations(transcript)] == [
+        "Python 3.14 is out.",
+        "Python 3.14 is out.",
+        " Again.",
     ]
-    assert urls(citations(transcript)) == [
-        "https://docs.python.org/b",
-        "https://python.org/a",
-        "https://docs.python.org/b",
-    ]
-    assert citations(transcript)[0].cited_text == "quote from https://docs.python.org/b"
 
 
 def test_pause_turn_is_one_message_and_nothing_is_lost() -> None:
-    paused = anthropic(
-        [
-            search_call("srv_1", "first"),
-            search_result("srv_1", "https://a.example/1"),
-            search_call("srv_2", "second"),
-        ],
-        stop_reason="pause_turn",
+    # A search begun before the pause and answered after it: a split no builder writes.
+    begun = {"type": "server_tool_use", "id": "srvtoolu_split", "name": "web_search",
+             "input": {"query": "second"}}  # fmt: skip
+    answered = {
+        "type": "web_search_tool_result",
+        "tool_use_id": "srvtoolu_split",
+        "content": [{"type": "web_search_result", "url": "https://b.example/2", "title": "B",
+                     "encrypted_content": "enc", "page_age": None}],
+    }  # fmt: skip
+    paused = anthropic_message(
+        [anthropic_search("first", ["https://a.example/1"]), begun], stop_reason="pause_turn"
     )
-    resumed = anthropic(
-        [
-            # The continuation starts with the result of the search begun before the pause.
-            search_result("srv_2", "https://b.example/2"),
-            cited_text("Done.", "https://b.example/2"),
-        ]
-    )
+    # The continuation starts with the result of the search begun before the pause.
+    resumed = anthropic_message([answered, anthropic_text("Done.", cite=["https://b.example/2"])])
     transcript = converse("anthropic", [paused, resumed])
     assistant = [m for m in transcript.messages if m.role == "assistant"]
     assert len(assistant) == 1
@@ -170,25 +66,10 @@ def test_pause_turn_is_one_message_and_nothing_is_lost() -> None:
 
 
 def test_a_failed_search_has_no_sources_and_does_not_crash() -> None:
-    transcript = converse(
-        "anthropic",
-        [
-            anthropic(
-                [
-                    search_call("srv_1", "q"),
-                    {
-                        "type": "web_search_tool_result",
-                        "tool_use_id": "srv_1",
-                        "content": {
-                            "type": "web_search_tool_result_error",
-                            "error_code": "max_uses_exceeded",
-                        },
-                    },
-                    {"type": "text", "text": "I could not search."},
-                ]
-            )
-        ],
-    )
+    transcript = converse("anthropic", [anthropic_message([
+        anthropic_search("q", error="max_uses_exceeded"),
+        anthropic_text("I could not search."),
+    ])])  # fmt: skip
     assert sources(transcript) == []
     assert citations(transcript) == []
     part = transcript.messages[1].content[0]
@@ -197,10 +78,11 @@ def test_a_failed_search_has_no_sources_and_does_not_crash() -> None:
 
 
 def test_anthropic_web_fetch_results_are_sources() -> None:
+    # No builder writes web_fetch blocks: they are written out as the API sends them.
     transcript = converse(
         "anthropic",
         [
-            anthropic(
+            anthropic_message(
                 [
                     {
                         "type": "server_tool_use",
@@ -236,7 +118,7 @@ def test_anthropic_web_fetch_results_are_sources() -> None:
                             "error_code": "url_not_allowed",
                         },
                     },
-                    {"type": "text", "text": "Read it."},
+                    anthropic_text("Read it."),
                 ]
             )
         ],
@@ -251,10 +133,12 @@ def test_anthropic_web_fetch_results_are_sources() -> None:
 def test_openai_search_open_page_find_in_page_and_citations() -> None:
     text = "See the docs ([docs.python.org](https://docs.python.org/3/?utm_source=openai))."
     start = text.index("[")
+    cited = "https://docs.python.org/3/?utm_source=openai"
+    # An "api" source, open_page and find_in_page are shapes openai_search does not write.
     transcript = converse(
         "openai",
         [
-            openai(
+            openai_response(
                 [
                     {
                         "type": "web_search_call",
@@ -285,9 +169,7 @@ def test_openai_search_open_page_find_in_page_and_citations() -> None:
                             "pattern": "x",
                         },
                     },
-                    openai_message(
-                        text, ("https://docs.python.org/3/?utm_source=openai", start, len(text) - 2)
-                    ),
+                    openai_message(text, cite=[(cited, text[start : len(text) - 2])]),
                 ]
             )
         ],
@@ -311,19 +193,7 @@ def test_openai_search_open_page_find_in_page_and_citations() -> None:
 def test_openai_failed_search_is_an_error_without_sources() -> None:
     transcript = converse(
         "openai",
-        [
-            openai(
-                [
-                    {
-                        "type": "web_search_call",
-                        "id": "ws_1",
-                        "status": "failed",
-                        "action": {"type": "search", "query": "q"},
-                    },
-                    openai_message("No luck."),
-                ]
-            )
-        ],
+        [openai_response([openai_search("q", status="failed"), openai_message("No luck.")])],
     )
     assert sources(transcript) == []
     part = transcript.messages[1].content[0]
@@ -335,7 +205,7 @@ def test_unknown_blocks_are_ignored_not_fatal() -> None:
     transcript = converse(
         "anthropic",
         [
-            anthropic(
+            anthropic_message(
                 [
                     {
                         "type": "mystery_block",
@@ -350,7 +220,7 @@ def test_unknown_blocks_are_ignored_not_fatal() -> None:
                             "stdout": "https://stdout.example/",
                         },
                     },
-                    {"type": "text", "text": "Fine."},
+                    anthropic_text("Fine."),
                 ]
             )
         ],
@@ -371,10 +241,13 @@ def test_hand_built_transcripts_without_origin_are_read_from_parts() -> None:
     assert urls(citations(transcript)) == ["https://b.example/"]
 
 
+ONE, TWO = "https://one.example/", "https://two.example/"
+
+
 def test_since_reads_one_turn_and_accepts_message_lists() -> None:
-    first = converse("anthropic", [anthropic([cited_text("one", "https://one.example/")])])
+    first = converse("anthropic", [anthropic_message([anthropic_text("one", cite=[ONE])])])
     messages: list[Message] = [*first.messages]
-    second = converse("anthropic", [anthropic([cited_text("two", "https://two.example/")])])
+    second = converse("anthropic", [anthropic_message([anthropic_text("two", cite=[TWO])])])
     messages += second.messages
     assert urls(sources(messages)) == ["https://one.example/", "https://two.example/"]
     assert urls(sources(messages, since=2)) == ["https://two.example/"]

@@ -3,8 +3,8 @@
 The folder lives outside the repository (../shared/real-cassettes next to the checkout,
 or $AGENTLOOP_TOOLS_REAL_CASSETTES; see its PROVENANCE.md); these tests skip cleanly
 when it is absent. Expected evidence comes from PROVENANCE.md's
-oracle, computed independently from the raw response bodies. Streamed (SSE) bodies are
-not read here: agentloop does not stream, so they cannot become transcripts yet.
+oracle, computed independently from the raw response bodies. Interaction by interaction,
+the JSON responses are compared; the whole-cassette test reads streamed (SSE) ones too.
 """
 
 from __future__ import annotations
@@ -13,17 +13,20 @@ import functools
 import json
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 import yaml
+from agentloop import Transcript
+from agentloop.transcript import TextPart
 
+from agentloop_tools.cassettes import Reader, read_cassette
 from agentloop_tools.testing import AgentloopEvidence
-from agentloop_tools.web import DomainPolicy, citations, sources
+from agentloop_tools.web import DomainPolicy, Violation, citations, sources
 from agentloop_tools.web._url import locate
-from tests.providers import read_responses
 
 FOLDER = Path(
     os.environ.get("AGENTLOOP_TOOLS_REAL_CASSETTES")
@@ -77,41 +80,116 @@ CASES = [
     for index, interaction in enumerate(interactions(name))
     if provider_of(interaction["request"]["uri"]) and json_body(interaction) is not None
 ]
+# The cases whose answer consulted a page, by the oracle (not by the code under test).
+WITH_SOURCES = [
+    (name, index) for name, index in CASES if ORACLES[name]["per_interaction"][index]["sources"]
+]
+# A host no real answer mentions: a blocklist of it must find nothing.
+ABSENT = "agentloop-tools-absent.invalid"
 
 
 def test_most_real_json_responses_are_covered() -> None:
     assert len(ORACLES) == 33
     assert len(CASES) >= 25, "JSON responses read through agentloop"
+    # Not vacuous: most cases have pages to audit, from both providers.
+    assert len(WITH_SOURCES) >= 20
+    by_provider = [provider_of(interactions(n)[i]["request"]["uri"]) for n, i in WITH_SOURCES]
+    assert by_provider.count("anthropic") >= 10
+    assert by_provider.count("openai") >= 6
+
+
+@pytest.fixture(scope="module")
+def answer(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str, int], Transcript]:
+    """The transcript the public reader makes of one recorded interaction, alone.
+
+    The interaction is written, as recorded, to a cassette of its own, so its request's
+    history and its response are read exactly as ``agentloop-tools`` reads any cassette;
+    the response is the transcript's last message.
+    """
+    folder = tmp_path_factory.mktemp("one-interaction")
+    reader = Reader()
+
+    @functools.cache
+    def read(name: str, index: int) -> Transcript:
+        path = folder / f"{index}-{name}"
+        document = {"version": 1, "interactions": [interactions(name)[index]]}
+        path.write_text(yaml.safe_dump(document), encoding="utf-8")
+        reading = reader.cassette(path)
+        assert reading.problems == []
+        [transcript] = reading.transcripts
+        assert transcript.messages[-1].role == "assistant"
+        assert reading.interactions[0][-1] == 0, "the last message is the recorded response"
+        return transcript
+
+    return read
 
 
 @pytest.mark.parametrize(("name", "index"), CASES)
-def test_sources_and_citations_match_the_oracle(name: str, index: int) -> None:
-    interaction = interactions(name)[index]
-    provider = provider_of(interaction["request"]["uri"])
-    assert provider is not None
-    transcript = read_responses(provider, [json_body(interaction) or {}])
+def test_sources_and_citations_match_the_oracle(
+    name: str, index: int, answer: Callable[[str, int], Transcript]
+) -> None:
+    transcript = answer(name, index)
     expected = ORACLES[name]["per_interaction"][index]
-    assert [source.url for source in sources(transcript, raw=True)] == expected["sources"]
-    assert [source.url for source in sources(transcript)] == one_per_page(expected["sources"])
-    assert [citation.url for citation in citations(transcript)] == expected["citations"]
+    assert [s.url for s in sources(transcript, raw=True, since=-1)] == expected["sources"]
+    assert [s.url for s in sources(transcript, since=-1)] == one_per_page(expected["sources"])
+    assert [c.url for c in citations(transcript, since=-1)] == expected["citations"]
 
 
 @pytest.mark.parametrize(("name", "index"), CASES)
 def test_auditing_real_output_never_raises_and_allowing_every_source_is_clean(
-    name: str, index: int
+    name: str, index: int, answer: Callable[[str, int], Transcript]
 ) -> None:
-    interaction = interactions(name)[index]
-    provider = provider_of(interaction["request"]["uri"]) or "openai"
-    transcript = read_responses(provider, [json_body(interaction) or {}])
-    consulted = [source.url for source in sources(transcript, raw=True)]
+    transcript = answer(name, index)
+    consulted = [source.url for source in sources(transcript, raw=True, since=-1)]
+    cited = [citation.url for citation in citations(transcript, since=-1)]
     hosts = sorted({_host(url) for url in consulted})
-    if not hosts:
-        return
-    allow = DomainPolicy.allow(hosts)
-    assert [v for v in allow.audit(transcript) if v.where != "text"] == []
-    block = DomainPolicy.block(hosts)
-    flagged = {v.url for v in block.audit(transcript) if v.where != "text"}
-    assert flagged == set(consulted)
+    assert ABSENT not in answer_text(transcript).lower()
+    # A blocklist of a host the answer never names finds nothing at all.
+    assert DomainPolicy.block([ABSENT]).audit(transcript, since=-1) == []
+    # An allowlist that admits no real host flags every page and citation, and only
+    # links that are really in the answer's text.
+    found = text_findings(transcript)
+    nothing = DomainPolicy.allow([ABSENT]).audit(transcript, since=-1)
+    assert {v.url for v in nothing if v.where != "text"} == {*consulted, *cited}
+    assert {v.where for v in nothing} <= {"source", "citation", "text"}
+    assert [v for v in nothing if v.where == "text"] == found
+    # Allowing every host consulted leaves no page or citation, and of the text only
+    # links to hosts off that list.
+    kept = DomainPolicy.allow(hosts or [ABSENT]).audit(transcript, since=-1)
+    assert [v for v in kept if v.where != "text"] == []
+    assert all(v in found and not _on(_host(v.url), hosts) for v in kept), kept
+    if consulted:
+        block = DomainPolicy.block(hosts)
+        flagged = {v.url for v in block.audit(transcript, since=-1) if v.where != "text"}
+        assert flagged == set(consulted)
+
+
+def test_the_real_answers_hold_links_to_audit(answer: Callable[[str, int], Transcript]) -> None:
+    """The text checks above are not vacuous: the answers carry links in their text."""
+    found = {case: text_findings(answer(*case)) for case in CASES}
+    assert sum(map(len, found.values())) >= 15
+    assert sum(1 for findings in found.values() if findings) >= 5
+
+
+def text_findings(transcript: Transcript) -> list[Violation]:
+    """What an allowlist of no real host finds in the answer's text, checked to be there."""
+    text = answer_text(transcript)
+    last = len(transcript.messages) - 1
+    found = [
+        v for v in DomainPolicy.allow([ABSENT]).audit(transcript, since=-1) if v.where == "text"
+    ]
+    for violation in found:
+        assert (violation.message_index, violation.rule) == (last, None), violation
+        assert violation.span is not None, violation
+        start, end = violation.span
+        assert text[start:end] == violation.url, violation
+    return found
+
+
+def answer_text(transcript: Transcript) -> str:
+    """The answer's text parts, joined as ``Violation.span`` counts them."""
+    parts = transcript.messages[-1].content
+    return "".join(part.text for part in parts if isinstance(part, TextPart))
 
 
 def one_per_page(urls: list[str]) -> list[str]:
@@ -132,11 +210,13 @@ def _host(url: str) -> str:
     return location.host
 
 
+def _on(host: str, hosts: list[str]) -> bool:
+    return any(host == rule or host.endswith("." + rule) for rule in hosts)
+
+
 @pytest.mark.parametrize("name", sorted(ORACLES))
 def test_every_real_cassette_reads_whole_including_streams(name: str) -> None:
     """The cassette reader (JSON and SSE, both providers) agrees with the oracle."""
-    from agentloop_tools.cassettes import read_cassette
-
     reading = read_cassette(FOLDER / name)
     assert reading.problems == []
     evidence = AgentloopEvidence()
