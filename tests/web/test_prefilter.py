@@ -152,3 +152,24 @@ def test_a_policy_with_its_finder_built_still_pickles() -> None:
     copied = pickle.loads(pickle.dumps(policy))
     assert copied == policy
     assert audit(copied, "see evil.com") == audit(policy, "see evil.com")
+
+
+def test_no_character_substrings_speak_for_becomes_part_of_an_ascii_host() -> None:
+    """The CJK characters ruled on never turn into ASCII host characters nor vanish."""
+    import unicodedata
+
+    from agentloop_tools.web._prefilter import _CJK_RULED, _DOTS
+    from agentloop_tools.web._text import has_deleted
+
+    ruled = re.compile(f"[{_CJK_RULED}]")
+    host_char = re.compile(r"[A-Za-z0-9_.\-]")
+    offenders = []
+    for code in range(0x80, 0x110000):
+        char = chr(code)
+        if char in _DOTS or not ruled.match(char):
+            continue
+        folded = unicodedata.normalize("NFKC", char)
+        forms = (char.lower(), char.upper(), char.casefold(), folded, folded.casefold())
+        if any(host_char.search(form) for form in forms) or has_deleted(char):
+            offenders.append(f"U+{code:04X}")
+    assert offenders == []

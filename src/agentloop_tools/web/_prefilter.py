@@ -27,7 +27,7 @@ from agentloop_tools.web._text import ANCHOR_ANY, TOKEN_RUN, tokens
 # of an ASCII host, never an ASCII look-alike), ideographic full stops (read as dots)
 # and CJK punctuation that no normalisation makes ASCII. The Hangul fillers UTS #46
 # deletes are left out: a deleted character joins its neighbours into one label.
-CJK_RULED = (
+_CJK_RULED = (
     "\u1100-\u115e\u1161-\u11ff\u2e80-\u2fff\u3001-\u3029\u3030-\u303f"
     "\u3040-\u30ff\u3130-\u3163\u3165-\u318f\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff"
     "\uff01-\uff0c\uff0e\uff0f\uff1a-\uff20\uff3b-\uff3e\uff40\uff5b-\uff65"
@@ -35,7 +35,7 @@ CJK_RULED = (
 _DOTS = "\u3002\uff0e\uff61"
 # One pattern per kind, each a single character class at its start: an alternation
 # would be tried at every position of the text.
-_UNSEEN_CJK_RULED = re.compile(rf"[^\s\x21-\x7e{CJK_RULED}]")
+_UNSEEN_CJK_RULED = re.compile(rf"[^\s\x21-\x7e{_CJK_RULED}]")
 _UNSEEN = re.compile(r"[^\s\x21-\x7e]")
 _DEFANGED = re.compile(r"[\[({](?:\.|[dD][oO][tT])[\])}]")
 
