@@ -247,7 +247,9 @@ def test_odd_payloads_never_reach_the_model_as_a_traceback() -> None:
     assert not result.is_error
     assert "1. [https://ok.example/](https://ok.example/)" in result.content
     assert "2 results without a usable http(s) URL skipped" in result.content
-    odds: list[object] = [[], {"web": None}, {"web": {"results": "x"}}, "text"]
+    # Bodies as written on the wire: JSON that is not an object, or not Brave's shape, or no
+    # JSON at all (a str body is sent as it is).
+    odds = ["[]", '{"web": null}', '{"web": {"results": "x"}}', '"text"', "text"]
     for odd in odds:
         [result] = results(
             run_agent(brave_tool(ScriptedSearch("brave", [(200, odd)])), [call("python")])
@@ -277,8 +279,11 @@ def test_a_too_long_query_is_refused_before_sending() -> None:
     assert script.requests == []
 
 
-def test_a_non_json_200_is_an_unparseable_response() -> None:
-    script = ScriptedSearch("brave", [not_json()])
+# ScriptedSearch labels every body application/json unless told otherwise; a captive
+# portal labels its page text/html. Neither label changes how the body is read.
+@pytest.mark.parametrize("headers", [{}, {"content-type": "text/html; charset=utf-8"}])
+def test_a_non_json_200_is_an_unparseable_response(headers: dict[str, str]) -> None:
+    script = ScriptedSearch("brave", [(*not_json(), headers)])
     [result] = results(run_agent(brave_tool(script), [call("python")]))
     assert result.content.startswith("Error: [search-failed]")
     assert "unparseable response (HTTP 200)" in result.content
