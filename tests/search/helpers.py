@@ -1,13 +1,15 @@
-"""Drive web_search through a real agentloop Agent: FakeClient model, MockTransport API."""
+"""Drive web_search through a real agentloop Agent: a FakeClient model, a fake clock.
+
+The search API itself is scripted with the public ``agentloop_tools.testing.ScriptedSearch``
+and its builders (``brave_results`` and the rest), not with copies kept here.
+"""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
 from agentloop import Agent, Transcript
 from agentloop.provider import ModelResponse, StopReason, Usage
 from agentloop.providers.fake import FakeClient
@@ -19,31 +21,6 @@ from tests.transcripts import results as results
 BRAVE_KEY = "BSA-test-secret-0123456789"
 TAVILY_KEY = "tvly-test-secret-0123456789"
 EXA_KEY = "exa-test-secret-0123456789"
-
-type Reply = tuple[int, Any] | tuple[int, Any, dict[str, str]] | httpx.TransportError
-
-
-@dataclass
-class Api:
-    """A scripted search API: each request takes the next reply; requests are kept."""
-
-    replies: list[Reply]
-    requests: list[httpx.Request] = field(default_factory=list)
-
-    def handle(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append(request)
-        if not self.replies:
-            raise AssertionError(f"the tool sent more requests than scripted: {request.url}")
-        reply = self.replies.pop(0)
-        if isinstance(reply, httpx.TransportError):
-            raise reply
-        status, body, *rest = reply
-        headers = rest[0] if rest else {}
-        content = body.encode() if isinstance(body, str) else json.dumps(body).encode()
-        return httpx.Response(status, content=content, headers=headers)
-
-    def client(self) -> httpx.Client:
-        return httpx.Client(transport=httpx.MockTransport(self.handle))
 
 
 @dataclass
@@ -79,31 +56,3 @@ def run_agent(tool: ToolSpec, *turns: Sequence[ToolCallPart], answer: str = "Don
     transcript = Transcript()
     transcript.add_user_message("Research this.")
     return agent.converse(transcript)
-
-
-def brave_body(*hits: tuple[str, str, str]) -> dict[str, Any]:
-    """A Brave web search body (the documented shape), one result per (title, url, description)."""
-    return {
-        "type": "search",
-        "query": {"original": "q", "more_results_available": True},
-        "web": {
-            "type": "search",
-            "results": [
-                {
-                    "title": title,
-                    "url": url,
-                    "description": description,
-                    "is_source_local": False,
-                    "is_source_both": False,
-                    "page_age": "2024-10-07T00:00:00",
-                    "profile": {"name": "Python", "url": url},
-                    "language": "en",
-                    "family_friendly": True,
-                    "type": "search_result",
-                    "meta_url": {"scheme": "https", "netloc": "x", "path": "/"},
-                }
-                for title, url, description in hits
-            ],
-            "family_friendly": True,
-        },
-    }

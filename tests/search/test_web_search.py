@@ -1,4 +1,4 @@
-"""web_search driven by a real agentloop Agent, with the search API on an httpx.MockTransport."""
+"""web_search driven by a real agentloop Agent; the public ScriptedSearch answers for the API."""
 
 from __future__ import annotations
 
@@ -18,36 +18,48 @@ from agentloop.providers.fake import FakeClient
 from agentloop.tooling import ToolSpec
 from agentloop.transcript import TextPart
 
+from agentloop_tools.testing import (
+    ScriptedSearch,
+    brave_invalid_key,
+    brave_quota_exhausted,
+    brave_rate_limited,
+    brave_results,
+    exa_results,
+    not_json,
+    searxng_results,
+    tavily_quota_exhausted,
+    tavily_results,
+    unauthorized,
+)
 from agentloop_tools.web import DomainPolicy, FatalToolError, sources, web_search
 from agentloop_tools.web.backends import SearchBackend, brave, exa, searxng, tavily
 from tests.search.helpers import (
     BRAVE_KEY,
     EXA_KEY,
     TAVILY_KEY,
-    Api,
     Clock,
-    brave_body,
     call,
     response,
     results,
     run_agent,
 )
 
+# Hits as the public builders take them: (url, title, description).
 PYTHON = (
-    "What's New In Python 3.13",
     "https://docs.python.org/3/whatsnew/3.13.html",
+    "What's New In Python 3.13",
     "The <strong>new</strong> REPL &quot;pyrepl&quot;",
 )
-EVIL = ("Evil", "https://evil.example/python", "evil <b>stuff</b>")
+EVIL = ("https://evil.example/python", "Evil", "evil <b>stuff</b>")
 TOOL_USE = StopReason.TOOL_USE
-REAL = ("Real Python", "https://realpython.com/python313-repl/", "A modern REPL")
+REAL = ("https://realpython.com/python313-repl/", "Real Python", "A modern REPL")
 
 
-def brave_tool(api: Api, **options: Any) -> ToolSpec:
+def brave_tool(script: ScriptedSearch, **options: Any) -> ToolSpec:
     clock = Clock()
     options.setdefault("sleep", clock.sleep)
     options.setdefault("clock", clock)
-    return web_search(brave(BRAVE_KEY), http_client=api.client(), **options)
+    return web_search(brave(BRAVE_KEY), http_client=script.http_client(), **options)
 
 
 # --- the tool as agentloop sees it -------------------------------------------------
@@ -64,8 +76,8 @@ def test_the_schema_is_strict_as_agentloop_sends_it() -> None:
 
 
 def test_a_brave_search_reaches_the_model_cleaned_and_readable() -> None:
-    api = Api([(200, brave_body(PYTHON, REAL))])
-    transcript = run_agent(brave_tool(api), [call("python 3.13 repl", 3)])
+    script = ScriptedSearch("brave", [brave_results([PYTHON, REAL])])
+    transcript = run_agent(brave_tool(script), [call("python 3.13 repl", 3)])
     [result] = results(transcript)
     assert not result.is_error
     assert result.content.splitlines()[0] == "Web search results (agentloop-tools)"
@@ -77,40 +89,42 @@ def test_a_brave_search_reaches_the_model_cleaned_and_readable() -> None:
     assert "<strong>" not in result.content
     assert "&quot;" not in result.content
     assert "Cite the URLs" in result.content
-    [request] = api.requests
+    [request] = script.requests
     assert request.method == "GET"
     assert request.url.host == "api.search.brave.com"
     assert request.url.params["q"] == "python 3.13 repl"
     assert request.url.params["count"] == "3"
     assert request.headers["X-Subscription-Token"] == BRAVE_KEY
-    assert [s.url for s in sources(transcript)] == [PYTHON[1], REAL[1]]
+    assert [s.url for s in sources(transcript)] == [PYTHON[0], REAL[0]]
 
 
 def test_the_pages_are_read_back_whatever_the_tool_is_called() -> None:
-    api = Api([(200, brave_body(PYTHON))])
-    transcript = run_agent(brave_tool(api, name="lookup"), [call("python", name="lookup")])
-    assert [s.url for s in sources(transcript)] == [PYTHON[1]]
+    script = ScriptedSearch("brave", [brave_results([PYTHON])])
+    transcript = run_agent(brave_tool(script, name="lookup"), [call("python", name="lookup")])
+    assert [s.url for s in sources(transcript)] == [PYTHON[0]]
     saved = Transcript.model_validate_json(transcript.model_dump_json())
-    assert [s.url for s in sources(saved)] == [PYTHON[1]]
+    assert [s.url for s in sources(saved)] == [PYTHON[0]]
+    assert len(script.requests) == 1
 
 
 @pytest.mark.parametrize(
     ("count", "sent"), [(None, "5"), (0, "1"), (-3, "1"), (7, "7"), (50, "20")]
 )
 def test_count_is_clamped_to_1_through_20(count: object, sent: str) -> None:
-    api = Api([(200, brave_body(PYTHON))])
-    run_agent(brave_tool(api), [call("python", count)])
-    assert api.requests[0].url.params["count"] == sent
+    script = ScriptedSearch("brave", [brave_results([PYTHON])])
+    run_agent(brave_tool(script), [call("python", count)])
+    [request] = script.requests
+    assert request.url.params["count"] == sent
 
 
 @pytest.mark.parametrize("query", ["", " ", "a", "  b  ", None, 42])
 def test_a_missing_query_sends_no_request(query: object) -> None:
-    api = Api([])
-    [result] = results(run_agent(brave_tool(api), [call(query)]))
+    script = ScriptedSearch("brave", [])
+    [result] = results(run_agent(brave_tool(script), [call(query)]))
     assert result.is_error
     assert result.content.startswith("Error: [missing-query] ")
     assert " — " in result.content
-    assert api.requests == []
+    assert script.requests == []
 
 
 # --- the domain policy -------------------------------------------------------------
@@ -118,115 +132,98 @@ def test_a_missing_query_sends_no_request(query: object) -> None:
 
 def test_refused_hits_are_withheld_counted_and_never_shown() -> None:
     policy = DomainPolicy.allow(["python.org", "realpython.com"])
-    api = Api(
-        [
-            (
-                200,
-                brave_body(EVIL, PYTHON, (*EVIL[:1], "https://sub.evil.example/", *EVIL[2:]), REAL),
-            )
-        ]
-    )
-    transcript = run_agent(brave_tool(api, policy=policy), [call("python", 10)])
+    sub_evil = ("https://sub.evil.example/", *EVIL[1:])
+    script = ScriptedSearch("brave", [brave_results([EVIL, PYTHON, sub_evil, REAL])])
+    transcript = run_agent(brave_tool(script, policy=policy), [call("python", 10)])
     [result] = results(transcript)
     assert "evil.example" not in result.content
     assert "2 results withheld by the domain policy" in result.content
-    assert [s.url for s in sources(transcript)] == [PYTHON[1], REAL[1]]
+    assert [s.url for s in sources(transcript)] == [PYTHON[0], REAL[0]]
     assert policy.audit(transcript) == []
+    assert len(script.requests) == 1
 
 
 def test_links_inside_snippets_are_withheld_too() -> None:
     policy = DomainPolicy.allow(["python.org"])
     hit = (
+        PYTHON[0],
         "Docs https://evil.example/t",
-        PYTHON[1],
         "see https://evil.example/x or www.evil.example",
     )
     [result] = results(
-        run_agent(brave_tool(Api([(200, brave_body(hit))]), policy=policy), [call("q1")])
+        run_agent(
+            brave_tool(ScriptedSearch("brave", [brave_results([hit])]), policy=policy), [call("q1")]
+        )
     )
     assert "evil.example" not in result.content
     assert "[link withheld by the domain policy]" in result.content
 
 
 def test_audit_reports_what_an_unfiltered_tool_showed_and_what_the_model_asked() -> None:
-    api = Api([(200, brave_body(PYTHON, EVIL))])
+    script = ScriptedSearch("brave", [brave_results([PYTHON, EVIL])])
     transcript = run_agent(
-        brave_tool(api), [call("site:evil.example python https://bad.example/x")]
+        brave_tool(script), [call("site:evil.example python https://bad.example/x")]
     )
     policy = DomainPolicy.allow(["python.org"])
     found = {(v.where, v.url) for v in policy.audit(transcript)}
-    assert ("tool-result", EVIL[1]) in found
+    assert ("tool-result", EVIL[0]) in found
     assert ("tool-call", "evil.example") in found
     assert ("tool-call", "https://bad.example/x") in found
-    assert not any(v.url == PYTHON[1] for v in policy.audit(transcript))
+    assert not any(v.url == PYTHON[0] for v in policy.audit(transcript))
 
 
 def test_an_error_result_shows_no_pages() -> None:
-    api = Api([(404, {"error": "nope"})])
-    transcript = run_agent(brave_tool(api), [call("python")])
+    script = ScriptedSearch("brave", [(404, {"error": "nope"})])
+    transcript = run_agent(brave_tool(script), [call("python")])
+    [result] = results(transcript)
+    assert result.content.startswith("Error: [search-failed] brave failed (HTTP 404)")
     assert sources(transcript) == []
+    assert len(script.requests) == 1
 
 
 def test_tavily_gets_the_allowlist_pushed_down_and_the_filter_still_holds() -> None:
     policy = DomainPolicy.allow(["python.org", "docs.djangoproject.com/en"])
-    body = {
-        "query": "q",
-        "results": [
-            {"title": "Evil", "url": EVIL[1], "content": "ignored the filter", "score": 0.9},
-            {"title": "Py", "url": PYTHON[1], "content": "ok", "score": 0.8},
-        ],
-        "response_time": 0.5,
-    }
-    api = Api([(200, body)])
-    tool = web_search(tavily(TAVILY_KEY), policy=policy, http_client=api.client())
+    body = tavily_results(
+        [(EVIL[0], "Evil", "ignored the filter"), (PYTHON[0], "Py", "ok")], query="python"
+    )
+    script = ScriptedSearch("tavily", [body])
+    tool = web_search(tavily(TAVILY_KEY), policy=policy, http_client=script.http_client())
     [result] = results(run_agent(tool, [call("python", 4)]))
-    sent = json.loads(api.requests[0].content)
+    [request] = script.requests
+    sent = json.loads(request.content)
     assert sent["include_domains"] == ["python.org", "docs.djangoproject.com"]
     assert sent["max_results"] == 4
     assert sent["query"] == "python"
-    assert api.requests[0].headers["Authorization"] == f"Bearer {TAVILY_KEY}"
+    assert request.headers["Authorization"] == f"Bearer {TAVILY_KEY}"
     assert "evil.example" not in result.content
     assert "1 result withheld" in result.content
 
 
 def test_exa_gets_a_blocklist_pushed_down_without_path_rules() -> None:
     policy = DomainPolicy.block(["evil.example", "example.com/private"])
-    body = {
-        "requestId": "r",
-        "results": [
-            {
-                "id": "1",
-                "url": PYTHON[1],
-                "title": "Py",
-                "publishedDate": "2024-10-07",
-                "highlights": ["New REPL."],
-            },
-            {"id": "2", "url": "https://example.com/private/x", "title": "Private"},
-        ],
-    }
-    api = Api([(200, body)])
-    tool = web_search(exa(EXA_KEY), policy=policy, http_client=api.client())
+    body = exa_results(
+        [(PYTHON[0], "Py", "New REPL."), ("https://example.com/private/x", "Private")]
+    )
+    script = ScriptedSearch("exa", [body])
+    tool = web_search(exa(EXA_KEY), policy=policy, http_client=script.http_client())
     [result] = results(run_agent(tool, [call("python")]))
-    sent = json.loads(api.requests[0].content)
+    [request] = script.requests
+    sent = json.loads(request.content)
     assert sent["excludeDomains"] == ["evil.example"]
     assert sent["numResults"] == 5
-    assert api.requests[0].headers["x-api-key"] == EXA_KEY
-    assert "New REPL. (published 2024-10-07)" in result.content
+    assert request.headers["x-api-key"] == EXA_KEY
+    # the date as Exa writes it, the public builder's 2024-10-07T00:00:00.000Z
+    assert "New REPL. (published 2024-10-07T00:00:00.000Z)" in result.content
     assert "example.com/private" not in result.content
 
 
 def test_searxng_results_are_cut_to_the_count() -> None:
-    body = {
-        "query": "q",
-        "results": [
-            {"url": f"https://site{i}.example/", "title": f"T{i}", "content": "c", "engine": "ddg"}
-            for i in range(10)
-        ],
-    }
-    api = Api([(200, body)])
-    tool = web_search(searxng("http://localhost:8080/"), http_client=api.client())
+    body = searxng_results([(f"https://site{i}.example/", f"T{i}", "c") for i in range(10)])
+    script = ScriptedSearch("searxng", [body])
+    tool = web_search(searxng("http://localhost:8080/"), http_client=script.http_client())
     [result] = results(run_agent(tool, [call("python", 3)]))
-    assert str(api.requests[0].url) == "http://localhost:8080/search?q=python&format=json&pageno=1"
+    [request] = script.requests
+    assert str(request.url) == "http://localhost:8080/search?q=python&format=json&pageno=1"
     assert "3. [T2]" in result.content
     assert "T3" not in result.content
 
@@ -244,13 +241,19 @@ def test_odd_payloads_never_reach_the_model_as_a_traceback() -> None:
             ]
         }
     }
-    [result] = results(run_agent(brave_tool(Api([(200, body)])), [call("python")]))
+    [result] = results(
+        run_agent(brave_tool(ScriptedSearch("brave", [(200, body)])), [call("python")])
+    )
     assert not result.is_error
     assert "1. [https://ok.example/](https://ok.example/)" in result.content
     assert "2 results without a usable http(s) URL skipped" in result.content
-    odds: list[object] = [[], {"web": None}, {"web": {"results": "x"}}, "text"]
+    # Bodies as written on the wire: JSON that is not an object, or not Brave's shape, or no
+    # JSON at all (a str body is sent as it is).
+    odds = ["[]", '{"web": null}', '{"web": {"results": "x"}}', '"text"', "text"]
     for odd in odds:
-        [result] = results(run_agent(brave_tool(Api([(200, odd)])), [call("python")]))
+        [result] = results(
+            run_agent(brave_tool(ScriptedSearch("brave", [(200, odd)])), [call("python")])
+        )
         assert result.content.startswith(("Web search results", "Error: [search-failed]"))
 
 
@@ -259,188 +262,192 @@ def test_odd_payloads_never_reach_the_model_as_a_traceback() -> None:
 
 @pytest.mark.parametrize("status", [400, 422])
 def test_a_rejected_query_tells_the_model_to_shorten_it(status: int) -> None:
-    api = Api([(status, {"error": {"detail": "Unable to validate request parameter(s)."}})])
-    [result] = results(run_agent(brave_tool(api), [call("python")]))
+    script = ScriptedSearch(
+        "brave", [(status, {"error": {"detail": "Unable to validate request parameter(s)."}})]
+    )
+    [result] = results(run_agent(brave_tool(script), [call("python")]))
     assert result.content.startswith("Error: [query-rejected] brave rejected the query")
     assert "Unable to validate" in result.content
     assert "shorten" in result.content
-    assert len(api.requests) == 1
+    assert len(script.requests) == 1
 
 
 def test_a_too_long_query_is_refused_before_sending() -> None:
-    api = Api([])
-    [result] = results(run_agent(brave_tool(api), [call("x" * 401)]))
+    script = ScriptedSearch("brave", [])
+    [result] = results(run_agent(brave_tool(script), [call("x" * 401)]))
     assert result.content.startswith("Error: [query-rejected]")
-    assert api.requests == []
+    assert script.requests == []
 
 
-def test_a_non_json_200_is_an_unparseable_response() -> None:
-    api = Api([(200, "<html>captcha</html>")])
-    [result] = results(run_agent(brave_tool(api), [call("python")]))
+# ScriptedSearch labels every body application/json unless told otherwise; a captive
+# portal labels its page text/html. Neither label changes how the body is read.
+@pytest.mark.parametrize("headers", [{}, {"content-type": "text/html; charset=utf-8"}])
+def test_a_non_json_200_is_an_unparseable_response(headers: dict[str, str]) -> None:
+    script = ScriptedSearch("brave", [(*not_json(), headers)])
+    [result] = results(run_agent(brave_tool(script), [call("python")]))
     assert result.content.startswith("Error: [search-failed]")
     assert "unparseable response (HTTP 200)" in result.content
+    assert len(script.requests) == 1  # a 200 that is not JSON is not retried
 
 
 def test_other_4xx_is_search_failed_without_retry() -> None:
-    api = Api([(404, "not found")])
-    [result] = results(run_agent(brave_tool(api), [call("python")]))
+    script = ScriptedSearch("brave", [(404, "not found")])
+    [result] = results(run_agent(brave_tool(script), [call("python")]))
     assert result.content.startswith("Error: [search-failed] brave failed (HTTP 404)")
     assert "stop calling this tool" in result.content
-    assert len(api.requests) == 1
+    assert len(script.requests) == 1
 
 
 def test_retries_end_with_the_last_failure_named() -> None:
     clock = Clock()
-    api = Api([(503, "down")] * 3)
+    script = ScriptedSearch("brave", [(503, "down")] * 3)
     tool = web_search(
-        brave(BRAVE_KEY), attempts=3, http_client=api.client(), sleep=clock.sleep, clock=clock
+        brave(BRAVE_KEY),
+        attempts=3,
+        http_client=script.http_client(),
+        sleep=clock.sleep,
+        clock=clock,
     )
     [result] = results(run_agent(tool, [call("python")]))
     assert result.content.startswith(
         "Error: [search-failed] brave failed (HTTP 503, after 3 attempt(s))"
     )
     assert "stop calling this tool for the rest of this turn" in result.content
-    assert len(api.requests) == 3
+    assert len(script.requests) == 3
 
 
 def test_transport_errors_are_retried_then_reported() -> None:
     timeout = httpx.ReadTimeout("slow")
-    api = Api([timeout, httpx.ConnectError("refused"), timeout])
+    script = ScriptedSearch("brave", [timeout, httpx.ConnectError("refused"), timeout])
     clock = Clock()
     tool = web_search(
-        brave(BRAVE_KEY), attempts=3, http_client=api.client(), sleep=clock.sleep, clock=clock
+        brave(BRAVE_KEY),
+        attempts=3,
+        http_client=script.http_client(),
+        sleep=clock.sleep,
+        clock=clock,
     )
     [result] = results(run_agent(tool, [call("python")]))
     assert result.content.startswith("Error: [search-failed] brave could not be reached after 3")
     assert "a timeout (ReadTimeout)" in result.content
+    assert len(script.requests) == 3
 
 
 def test_a_429_with_retry_after_then_200_waits_as_asked() -> None:
-    api = Api(
-        [
-            (429, {"error": {"code": "RATE_LIMITED"}}, {"Retry-After": "2"}),
-            (200, brave_body(PYTHON)),
-        ]
-    )
+    script = ScriptedSearch("brave", [brave_rate_limited(retry_after=2), brave_results([PYTHON])])
     clock = Clock()
     tool = web_search(
         brave(BRAVE_KEY, requests_per_second=None),
-        http_client=api.client(),
+        http_client=script.http_client(),
         sleep=clock.sleep,
         clock=clock,
     )
     [result] = results(run_agent(tool, [call("python")]))
     assert not result.is_error
     assert clock.waits == [2.0]
+    assert len(script.requests) == 2
 
 
 def test_retry_after_is_capped_and_an_http_date_is_honoured() -> None:
     later = format_datetime(datetime.now(UTC) + timedelta(hours=1), usegmt=True)
     past = format_datetime(datetime.now(UTC) - timedelta(hours=1), usegmt=True)
-    api = Api(
+    script = ScriptedSearch(
+        "brave",
         [
             (503, "", {"Retry-After": "3600"}),
             (503, "", {"Retry-After": later}),
             (503, "", {"Retry-After": past}),
-            (200, brave_body(PYTHON)),
-        ]
+            brave_results([PYTHON]),
+        ],
     )
     clock = Clock()
     tool = web_search(
         brave(BRAVE_KEY, requests_per_second=None),
         backoff_cap=7.5,
-        http_client=api.client(),
+        http_client=script.http_client(),
         sleep=clock.sleep,
         clock=clock,
     )
     [result] = results(run_agent(tool, [call("python")]))
     assert not result.is_error
     assert clock.waits == [7.5, 7.5, 0.0]
+    assert len(script.requests) == 4
 
 
 def test_backoff_is_full_jitter_under_the_cap() -> None:
-    api = Api([(500, "")] * 6)
+    script = ScriptedSearch("brave", [(500, "")] * 6)
     clock = Clock()
     tool = web_search(
         brave(BRAVE_KEY, requests_per_second=None),
         backoff_cap=3.0,
-        http_client=api.client(),
+        http_client=script.http_client(),
         sleep=clock.sleep,
         clock=clock,
     )
     [result] = results(run_agent(tool, [call("python")]))
-    assert len(api.requests) == 6
+    assert len(script.requests) == 6
     assert len(clock.waits) == 5
     assert all(0 <= wait <= 3.0 for wait in clock.waits)
     assert result.content.startswith("Error: [search-failed]")
 
 
 def test_a_429_that_persists_is_rate_limited() -> None:
-    api = Api([(429, {"error": {"code": "RATE_LIMITED"}})] * 2)
+    script = ScriptedSearch("brave", [brave_rate_limited()] * 2)
     clock = Clock()
     tool = web_search(
-        brave(BRAVE_KEY), attempts=2, http_client=api.client(), sleep=clock.sleep, clock=clock
+        brave(BRAVE_KEY),
+        attempts=2,
+        http_client=script.http_client(),
+        sleep=clock.sleep,
+        clock=clock,
     )
     [result] = results(run_agent(tool, [call("python")]))
     assert result.content.startswith("Error: [rate-limited] brave is still rate limiting after 2")
+    assert clock.waits == [1.0]  # the Retry-After of brave_rate_limited(), between the two
+    assert len(script.requests) == 2
 
 
 # --- fatal failures ----------------------------------------------------------------
-
-BRAVE_QUOTA = {
-    "type": "ErrorResponse",
-    "error": {
-        "id": "x",
-        "status": 429,
-        "code": "RATE_LIMITED",
-        "detail": "Request rate limit exceeded for plan.",
-        "meta": {
-            "plan": "Free",
-            "rate_limit": 1,
-            "rate_current": 1,
-            "quota_limit": 2000,
-            "quota_current": 2000,
-        },
-    },
-}
 
 
 @pytest.mark.parametrize(
     ("backend", "reply", "code"),
     [
-        ("brave", (429, BRAVE_QUOTA), "quota-exceeded"),
-        ("brave", (401, {"error": {"code": "SUBSCRIPTION_TOKEN_INVALID"}}), "not-configured"),
-        ("brave", (422, {"error": {"code": "SUBSCRIPTION_TOKEN_INVALID"}}), "not-configured"),
-        ("tavily", (432, {"detail": {"error": "plan limit"}}), "quota-exceeded"),
-        ("tavily", (433, {"detail": {"error": "pay-as-you-go limit"}}), "quota-exceeded"),
-        ("tavily", (401, {"detail": {"error": "Unauthorized"}}), "not-configured"),
-        ("exa", (403, {"error": "bad key"}), "not-configured"),
+        ("brave", brave_quota_exhausted(), "quota-exceeded"),
+        ("brave", (401, brave_invalid_key()[1]), "not-configured"),
+        ("brave", brave_invalid_key(), "not-configured"),
+        ("tavily", tavily_quota_exhausted(432), "quota-exceeded"),
+        ("tavily", tavily_quota_exhausted(433), "quota-exceeded"),
+        ("tavily", unauthorized(401), "not-configured"),
+        ("exa", unauthorized(403), "not-configured"),
     ],
 )
 def test_a_fatal_failure_is_told_once_and_repeated_without_a_request(
-    backend: str, reply: tuple[int, object], code: str
+    backend: str, reply: tuple[int, Any], code: str
 ) -> None:
     made: dict[str, Callable[[], SearchBackend]] = {
         "brave": lambda: brave(BRAVE_KEY),
         "tavily": lambda: tavily(TAVILY_KEY),
         "exa": lambda: exa(EXA_KEY),
     }
-    api = Api([reply])
+    script = ScriptedSearch(backend, [reply])
     clock = Clock()
-    tool = web_search(made[backend](), http_client=api.client(), sleep=clock.sleep, clock=clock)
+    tool = web_search(
+        made[backend](), http_client=script.http_client(), sleep=clock.sleep, clock=clock
+    )
     first, second, third = results(
         run_agent(tool, [call("python", n=1)], [call("again", n=2), call("more", n=3)])
     )
     assert first.content.startswith(f"Error: [{code}] ")
     assert "do not call this tool again" in first.content
     assert second.content == first.content == third.content
-    assert len(api.requests) == 1
+    assert len(script.requests) == 1
     assert clock.waits == []  # a quota is not retried
 
 
 def test_on_fatal_raise_ends_the_conversation_with_an_exception_the_application_catches() -> None:
-    api = Api([(401, {"error": {"code": "SUBSCRIPTION_TOKEN_INVALID"}})])
-    tool = web_search(brave(BRAVE_KEY), http_client=api.client(), on_fatal="raise")
+    script = ScriptedSearch("brave", [(401, brave_invalid_key()[1])])
+    tool = web_search(brave(BRAVE_KEY), http_client=script.http_client(), on_fatal="raise")
     agent = Agent(
         [tool],
         client=FakeClient(
@@ -461,12 +468,15 @@ def test_on_fatal_raise_ends_the_conversation_with_an_exception_the_application_
     assert raised.value.code == "not-configured"
     assert raised.value.tool == "web_search"
     assert BRAVE_KEY not in str(raised.value)
+    assert len(script.requests) == 1
 
 
 def test_on_fatal_raise_also_stops_parallel_calls() -> None:
-    api = Api([(402, {"error": "payment required"})] * 3)
+    script = ScriptedSearch("brave", [(402, {"error": "payment required"})] * 3)
     tool = web_search(
-        brave(BRAVE_KEY, requests_per_second=None), http_client=api.client(), on_fatal="raise"
+        brave(BRAVE_KEY, requests_per_second=None),
+        http_client=script.http_client(),
+        on_fatal="raise",
     )
     agent = Agent(
         [tool],
@@ -495,16 +505,17 @@ def test_parallel_calls_are_spaced_to_the_backend_rate() -> None:
                 self.waits.append(seconds)
 
     frozen = Frozen()
-    api = Api([(200, brave_body(PYTHON))] * 4)
+    script = ScriptedSearch("brave", [brave_results([PYTHON])] * 4)
     tool = web_search(
         brave(BRAVE_KEY, requests_per_second=2),
-        http_client=api.client(),
+        http_client=script.http_client(),
         sleep=frozen.sleep,
         clock=frozen,
     )
     transcript = run_agent(tool, [call(f"q{n}", n=n) for n in range(4)])
     assert not any(r.is_error for r in results(transcript))
     assert sorted(frozen.waits) == [0.5, 1.0, 1.5]
+    assert len(script.requests) == 4
 
 
 def test_keys_never_reach_output_errors_logs_or_transcripts(
@@ -512,11 +523,13 @@ def test_keys_never_reach_output_errors_logs_or_transcripts(
 ) -> None:
     caplog.set_level(logging.DEBUG)
     echo = {"error": {"detail": f"bad token {BRAVE_KEY} for you"}}
-    api = Api([(400, echo), (200, brave_body(("t " + BRAVE_KEY, PYTHON[1], BRAVE_KEY))), (503, "")])
-    tool = brave_tool(api, attempts=1)
+    leaky = (PYTHON[0], "t " + BRAVE_KEY, BRAVE_KEY)
+    script = ScriptedSearch("brave", [(400, echo), brave_results([leaky]), (503, "")])
+    tool = brave_tool(script, attempts=1)
     transcript = run_agent(tool, [call("one1", n=1)], [call("two2", n=2)], [call("three", n=3)])
     assert BRAVE_KEY not in transcript.model_dump_json()
     assert "***" in transcript.model_dump_json()
+    assert len(script.requests) == 3
     ours = [r for r in caplog.records if r.name.startswith("agentloop_tools")]
     assert ours  # the 503 was logged
     assert not any(BRAVE_KEY in record.getMessage() for record in ours)
@@ -574,10 +587,10 @@ def test_a_backend_that_is_not_one_is_refused() -> None:
 
 
 def test_redirects_are_not_followed_with_the_key() -> None:
-    api = Api([(302, "", {"Location": "https://elsewhere.example/"})])
-    [result] = results(run_agent(brave_tool(api), [call("python")]))
+    script = ScriptedSearch("brave", [(302, "", {"Location": "https://elsewhere.example/"})])
+    [result] = results(run_agent(brave_tool(script), [call("python")]))
     assert result.content.startswith("Error: [search-failed] brave failed (HTTP 302)")
-    assert len(api.requests) == 1
+    assert len(script.requests) == 1
 
 
 def test_a_replay_harness_can_skip_the_waits_by_replacing_time(
@@ -594,28 +607,32 @@ def test_a_replay_harness_can_skip_the_waits_by_replacing_time(
             waits.append(seconds)
 
     monkeypatch.setattr(_client_search, "time", NoSleep)
-    api = Api([(429, {}, {"Retry-After": "30"}), (200, brave_body(PYTHON))] * 2)
-    tool = web_search(brave(BRAVE_KEY), http_client=api.client())  # default sleep and clock
+    script = ScriptedSearch(
+        "brave", [brave_rate_limited(retry_after=30), brave_results([PYTHON])] * 2
+    )
+    tool = web_search(brave(BRAVE_KEY), http_client=script.http_client())  # default sleep and clock
     transcript = run_agent(tool, [call("one1", n=1), call("two2", n=2)])
     assert not any(result.is_error for result in results(transcript))
     assert 30.0 in waits
+    assert len(script.requests) == 4
 
 
 def test_a_body_that_cannot_be_decoded_is_not_retried() -> None:
-    api = Api([(200, "not gzip at all", {"Content-Encoding": "gzip"})])
-    [result] = results(run_agent(brave_tool(api), [call("python")]))
+    script = ScriptedSearch("brave", [(200, "not gzip at all", {"Content-Encoding": "gzip"})])
+    [result] = results(run_agent(brave_tool(script), [call("python")]))
     assert result.content.startswith("Error: [search-failed] brave could not be reached after 1")
     assert "could not be decoded (DecodingError)" in result.content
-    assert len(api.requests) == 1
+    assert len(script.requests) == 1
 
 
 def test_urls_and_titles_read_back_exactly_as_the_backend_gave_them() -> None:
     wiki = "https://en.wikipedia.org/wiki/Python_(programming_language)"
     odd_title = "Python [language] \\ (the one](https://evil.example/) you know)"
-    api = Api(
-        [(200, brave_body((odd_title, wiki, "s"), ("T", "https://a.example/x?y=1&z=(2", "")))]
+    script = ScriptedSearch(
+        "brave", [brave_results([(wiki, odd_title, "s"), ("https://a.example/x?y=1&z=(2", "T")])]
     )
-    transcript = run_agent(brave_tool(api), [call("python")])
+    transcript = run_agent(brave_tool(script), [call("python")])
     found = sources(transcript)
     assert [s.url for s in found] == [wiki, "https://a.example/x?y=1&z=(2"]
     assert found[0].title == odd_title
+    assert len(script.requests) == 1
