@@ -59,3 +59,12 @@ def test_ids_are_the_same_whatever_was_built_before() -> None:
     assert first == second
     assert b"srvtoolu_scripted0002" in first[0]  # numbered per provider, from 1
     assert b"msg_scripted0003" in first[1]
+
+
+def test_a_scripted_search_header_replaces_the_default_whatever_its_case() -> None:
+    from agentloop_tools.testing import ScriptedSearch
+
+    script = ScriptedSearch("brave", [(200, "<html></html>", {"Content-Type": "text/html"})])
+    with script.http_client() as client:
+        response = client.get("https://api.search.brave.com/res/v1/web/search")
+    assert response.headers.get_list("content-type") == ["text/html"]

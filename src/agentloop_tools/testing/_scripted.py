@@ -344,7 +344,9 @@ class ScriptedSearch:
             if isinstance(reply, BaseException):
                 raise reply
             status, body, *rest = reply
-            headers = {"content-type": "application/json", **(rest[0] if rest else {})}
+            # The script's headers replace the default whatever their case.
+            headers = httpx.Headers({"content-type": "application/json"})
+            headers.update(rest[0] if rest else {})
             content = body if isinstance(body, str) else json.dumps(body)
             return httpx.Response(status, content=content.encode(), headers=headers)
 
