@@ -16,6 +16,9 @@ from agentloop.providers.fake import FakeClient
 from agentloop.tooling import ToolSpec
 from agentloop.transcript import TextPart, ToolCallPart
 
+from agentloop_tools.testing import ScriptedSearch
+from agentloop_tools.web import web_search
+from agentloop_tools.web.backends import SearchBackend, brave
 from tests.transcripts import results as results
 
 BRAVE_KEY = "BSA-test-secret-0123456789"
@@ -36,6 +39,25 @@ class Clock:
     def sleep(self, seconds: float) -> None:
         self.waits.append(seconds)
         self.now += seconds
+
+
+def scripted_tool(
+    script: ScriptedSearch,
+    backend: SearchBackend | None = None,
+    *,
+    clock: Clock | None = None,
+    **options: Any,
+) -> ToolSpec:
+    """``web_search`` on ``backend`` (Brave with the test key by default) answered by
+    ``script``, waiting on ``clock`` (a fresh fake clock by default)."""
+    clock = clock or Clock()
+    return web_search(
+        backend or brave(BRAVE_KEY),
+        http_client=script.http_client(),
+        sleep=clock.sleep,
+        clock=clock,
+        **options,
+    )
 
 
 def response(*parts: Any, stop: StopReason = StopReason.END_TURN) -> ModelResponse:

@@ -18,15 +18,20 @@ from agentloop_tools.testing import (
     tavily_results,
     unauthorized,
 )
-from agentloop_tools.web import sources, web_search
+from agentloop_tools.web import sources
 from agentloop_tools.web.backends import SearchBackend, brave, exa, searxng, tavily
-from tests.search.helpers import BRAVE_KEY, EXA_KEY, TAVILY_KEY, Clock, call, results, run_agent
+from tests.search.helpers import (
+    BRAVE_KEY,
+    EXA_KEY,
+    TAVILY_KEY,
+    Clock,
+    call,
+    results,
+    run_agent,
+    scripted_tool,
+)
 
 DOCS = ("https://docs.python.org/3/", "Python <strong>docs</strong>", "The &quot;docs&quot;")
-
-
-def search(backend: SearchBackend, script: ScriptedSearch, clock: Clock) -> object:
-    return web_search(backend, http_client=script.http_client(), sleep=clock.sleep, clock=clock)
 
 
 @pytest.mark.parametrize(
@@ -42,7 +47,7 @@ def test_every_backend_renders_the_same_cleaned_result(
     backend: SearchBackend, body: tuple[int, dict[str, object]]
 ) -> None:
     script = ScriptedSearch(backend.name, [body])
-    transcript = run_agent(search(backend, script, Clock()), [call("python docs")])  # type: ignore[arg-type]
+    transcript = run_agent(scripted_tool(script, backend), [call("python docs")])
     [result] = results(transcript)
     assert "1. [Python docs](https://docs.python.org/3/)" in result.content
     assert 'The "docs"' in result.content
@@ -53,8 +58,8 @@ def test_every_backend_renders_the_same_cleaned_result(
 def test_a_429_with_retry_after_then_results() -> None:
     script = ScriptedSearch("brave", [brave_rate_limited(retry_after=3), brave_results([DOCS])])
     clock = Clock()
-    tool = search(brave(BRAVE_KEY, requests_per_second=None), script, clock)
-    [result] = results(run_agent(tool, [call("python")]))  # type: ignore[arg-type]
+    tool = scripted_tool(script, brave(BRAVE_KEY, requests_per_second=None), clock=clock)
+    [result] = results(run_agent(tool, [call("python")]))
     assert not result.is_error
     assert clock.waits == [3.0]
 
@@ -74,27 +79,21 @@ def test_unhappy_paths_end_with_their_code(
     backend: SearchBackend, reply: tuple[int, object], code: str
 ) -> None:
     script = ScriptedSearch(backend.name, [reply])  # type: ignore[list-item]
-    [result] = results(run_agent(search(backend, script, Clock()), [call("python")]))  # type: ignore[arg-type]
+    [result] = results(run_agent(scripted_tool(script, backend), [call("python")]))
     assert result.content.startswith(f"Error: [{code}] ")
 
 
 def test_searxng_without_json_names_the_setting() -> None:
     script = ScriptedSearch("searxng", [unauthorized(403)])
-    tool = search(searxng("http://localhost:8888"), script, Clock())
-    [result] = results(run_agent(tool, [call("python")]))  # type: ignore[arg-type]
+    tool = scripted_tool(script, searxng("http://localhost:8888"))
+    [result] = results(run_agent(tool, [call("python")]))
     assert "search.formats" in result.content
 
 
 def test_a_scripted_timeout_and_an_exhausted_script() -> None:
     script = ScriptedSearch("brave", [httpx.ReadTimeout("slow")])
     clock = Clock()
-    tool = web_search(
-        brave(BRAVE_KEY),
-        attempts=2,
-        http_client=script.http_client(),
-        sleep=clock.sleep,
-        clock=clock,
-    )
+    tool = scripted_tool(script, clock=clock, attempts=2)
     [result] = results(run_agent(tool, [call("python")]))
     assert result.content.startswith("Error: [search-failed] brave failed (HTTP 500, after 2")
     assert "has no response left for request 2" in result.content

@@ -15,7 +15,6 @@ import pytest
 from agentloop import Agent, Transcript
 from agentloop.provider import StopReason
 from agentloop.providers.fake import FakeClient
-from agentloop.tooling import ToolSpec
 from agentloop.transcript import TextPart
 
 from agentloop_tools.testing import (
@@ -42,6 +41,7 @@ from tests.search.helpers import (
     response,
     results,
     run_agent,
+    scripted_tool,
 )
 
 # Hits as the public builders take them: (url, title, description).
@@ -53,13 +53,6 @@ PYTHON = (
 EVIL = ("https://evil.example/python", "Evil", "evil <b>stuff</b>")
 TOOL_USE = StopReason.TOOL_USE
 REAL = ("https://realpython.com/python313-repl/", "Real Python", "A modern REPL")
-
-
-def brave_tool(script: ScriptedSearch, **options: Any) -> ToolSpec:
-    clock = Clock()
-    options.setdefault("sleep", clock.sleep)
-    options.setdefault("clock", clock)
-    return web_search(brave(BRAVE_KEY), http_client=script.http_client(), **options)
 
 
 # --- the tool as agentloop sees it -------------------------------------------------
@@ -77,7 +70,7 @@ def test_the_schema_is_strict_as_agentloop_sends_it() -> None:
 
 def test_a_brave_search_reaches_the_model_cleaned_and_readable() -> None:
     script = ScriptedSearch("brave", [brave_results([PYTHON, REAL])])
-    transcript = run_agent(brave_tool(script), [call("python 3.13 repl", 3)])
+    transcript = run_agent(scripted_tool(script), [call("python 3.13 repl", 3)])
     [result] = results(transcript)
     assert not result.is_error
     assert result.content.splitlines()[0] == "Web search results (agentloop-tools)"
@@ -100,7 +93,7 @@ def test_a_brave_search_reaches_the_model_cleaned_and_readable() -> None:
 
 def test_the_pages_are_read_back_whatever_the_tool_is_called() -> None:
     script = ScriptedSearch("brave", [brave_results([PYTHON])])
-    transcript = run_agent(brave_tool(script, name="lookup"), [call("python", name="lookup")])
+    transcript = run_agent(scripted_tool(script, name="lookup"), [call("python", name="lookup")])
     assert [s.url for s in sources(transcript)] == [PYTHON[0]]
     saved = Transcript.model_validate_json(transcript.model_dump_json())
     assert [s.url for s in sources(saved)] == [PYTHON[0]]
@@ -112,7 +105,7 @@ def test_the_pages_are_read_back_whatever_the_tool_is_called() -> None:
 )
 def test_count_is_clamped_to_1_through_20(count: object, sent: str) -> None:
     script = ScriptedSearch("brave", [brave_results([PYTHON])])
-    run_agent(brave_tool(script), [call("python", count)])
+    run_agent(scripted_tool(script), [call("python", count)])
     [request] = script.requests
     assert request.url.params["count"] == sent
 
@@ -120,7 +113,7 @@ def test_count_is_clamped_to_1_through_20(count: object, sent: str) -> None:
 @pytest.mark.parametrize("query", ["", " ", "a", "  b  ", None, 42])
 def test_a_missing_query_sends_no_request(query: object) -> None:
     script = ScriptedSearch("brave", [])
-    [result] = results(run_agent(brave_tool(script), [call(query)]))
+    [result] = results(run_agent(scripted_tool(script), [call(query)]))
     assert result.is_error
     assert result.content.startswith("Error: [missing-query] ")
     assert " — " in result.content
@@ -134,7 +127,7 @@ def test_refused_hits_are_withheld_counted_and_never_shown() -> None:
     policy = DomainPolicy.allow(["python.org", "realpython.com"])
     sub_evil = ("https://sub.evil.example/", *EVIL[1:])
     script = ScriptedSearch("brave", [brave_results([EVIL, PYTHON, sub_evil, REAL])])
-    transcript = run_agent(brave_tool(script, policy=policy), [call("python", 10)])
+    transcript = run_agent(scripted_tool(script, policy=policy), [call("python", 10)])
     [result] = results(transcript)
     assert "evil.example" not in result.content
     assert "2 results withheld by the domain policy" in result.content
@@ -152,7 +145,8 @@ def test_links_inside_snippets_are_withheld_too() -> None:
     )
     [result] = results(
         run_agent(
-            brave_tool(ScriptedSearch("brave", [brave_results([hit])]), policy=policy), [call("q1")]
+            scripted_tool(ScriptedSearch("brave", [brave_results([hit])]), policy=policy),
+            [call("q1")],
         )
     )
     assert "evil.example" not in result.content
@@ -162,7 +156,7 @@ def test_links_inside_snippets_are_withheld_too() -> None:
 def test_audit_reports_what_an_unfiltered_tool_showed_and_what_the_model_asked() -> None:
     script = ScriptedSearch("brave", [brave_results([PYTHON, EVIL])])
     transcript = run_agent(
-        brave_tool(script), [call("site:evil.example python https://bad.example/x")]
+        scripted_tool(script), [call("site:evil.example python https://bad.example/x")]
     )
     policy = DomainPolicy.allow(["python.org"])
     found = {(v.where, v.url) for v in policy.audit(transcript)}
@@ -174,7 +168,7 @@ def test_audit_reports_what_an_unfiltered_tool_showed_and_what_the_model_asked()
 
 def test_an_error_result_shows_no_pages() -> None:
     script = ScriptedSearch("brave", [(404, {"error": "nope"})])
-    transcript = run_agent(brave_tool(script), [call("python")])
+    transcript = run_agent(scripted_tool(script), [call("python")])
     [result] = results(transcript)
     assert result.content.startswith("Error: [search-failed] brave failed (HTTP 404)")
     assert sources(transcript) == []
@@ -242,7 +236,7 @@ def test_odd_payloads_never_reach_the_model_as_a_traceback() -> None:
         }
     }
     [result] = results(
-        run_agent(brave_tool(ScriptedSearch("brave", [(200, body)])), [call("python")])
+        run_agent(scripted_tool(ScriptedSearch("brave", [(200, body)])), [call("python")])
     )
     assert not result.is_error
     assert "1. [https://ok.example/](https://ok.example/)" in result.content
@@ -252,7 +246,7 @@ def test_odd_payloads_never_reach_the_model_as_a_traceback() -> None:
     odds = ["[]", '{"web": null}', '{"web": {"results": "x"}}', '"text"', "text"]
     for odd in odds:
         [result] = results(
-            run_agent(brave_tool(ScriptedSearch("brave", [(200, odd)])), [call("python")])
+            run_agent(scripted_tool(ScriptedSearch("brave", [(200, odd)])), [call("python")])
         )
         assert result.content.startswith(("Web search results", "Error: [search-failed]"))
 
@@ -265,7 +259,7 @@ def test_a_rejected_query_tells_the_model_to_shorten_it(status: int) -> None:
     script = ScriptedSearch(
         "brave", [(status, {"error": {"detail": "Unable to validate request parameter(s)."}})]
     )
-    [result] = results(run_agent(brave_tool(script), [call("python")]))
+    [result] = results(run_agent(scripted_tool(script), [call("python")]))
     assert result.content.startswith("Error: [query-rejected] brave rejected the query")
     assert "Unable to validate" in result.content
     assert "shorten" in result.content
@@ -274,7 +268,7 @@ def test_a_rejected_query_tells_the_model_to_shorten_it(status: int) -> None:
 
 def test_a_too_long_query_is_refused_before_sending() -> None:
     script = ScriptedSearch("brave", [])
-    [result] = results(run_agent(brave_tool(script), [call("x" * 401)]))
+    [result] = results(run_agent(scripted_tool(script), [call("x" * 401)]))
     assert result.content.startswith("Error: [query-rejected]")
     assert script.requests == []
 
@@ -284,7 +278,7 @@ def test_a_too_long_query_is_refused_before_sending() -> None:
 @pytest.mark.parametrize("headers", [{}, {"content-type": "text/html; charset=utf-8"}])
 def test_a_non_json_200_is_an_unparseable_response(headers: dict[str, str]) -> None:
     script = ScriptedSearch("brave", [(*not_json(), headers)])
-    [result] = results(run_agent(brave_tool(script), [call("python")]))
+    [result] = results(run_agent(scripted_tool(script), [call("python")]))
     assert result.content.startswith("Error: [search-failed]")
     assert "unparseable response (HTTP 200)" in result.content
     assert len(script.requests) == 1  # a 200 that is not JSON is not retried
@@ -292,7 +286,7 @@ def test_a_non_json_200_is_an_unparseable_response(headers: dict[str, str]) -> N
 
 def test_other_4xx_is_search_failed_without_retry() -> None:
     script = ScriptedSearch("brave", [(404, "not found")])
-    [result] = results(run_agent(brave_tool(script), [call("python")]))
+    [result] = results(run_agent(scripted_tool(script), [call("python")]))
     assert result.content.startswith("Error: [search-failed] brave failed (HTTP 404)")
     assert "stop calling this tool" in result.content
     assert len(script.requests) == 1
@@ -301,13 +295,7 @@ def test_other_4xx_is_search_failed_without_retry() -> None:
 def test_retries_end_with_the_last_failure_named() -> None:
     clock = Clock()
     script = ScriptedSearch("brave", [(503, "down")] * 3)
-    tool = web_search(
-        brave(BRAVE_KEY),
-        attempts=3,
-        http_client=script.http_client(),
-        sleep=clock.sleep,
-        clock=clock,
-    )
+    tool = scripted_tool(script, clock=clock, attempts=3)
     [result] = results(run_agent(tool, [call("python")]))
     assert result.content.startswith(
         "Error: [search-failed] brave failed (HTTP 503, after 3 attempt(s))"
@@ -320,13 +308,7 @@ def test_transport_errors_are_retried_then_reported() -> None:
     timeout = httpx.ReadTimeout("slow")
     script = ScriptedSearch("brave", [timeout, httpx.ConnectError("refused"), timeout])
     clock = Clock()
-    tool = web_search(
-        brave(BRAVE_KEY),
-        attempts=3,
-        http_client=script.http_client(),
-        sleep=clock.sleep,
-        clock=clock,
-    )
+    tool = scripted_tool(script, clock=clock, attempts=3)
     [result] = results(run_agent(tool, [call("python")]))
     assert result.content.startswith("Error: [search-failed] brave could not be reached after 3")
     assert "a timeout (ReadTimeout)" in result.content
@@ -336,12 +318,7 @@ def test_transport_errors_are_retried_then_reported() -> None:
 def test_a_429_with_retry_after_then_200_waits_as_asked() -> None:
     script = ScriptedSearch("brave", [brave_rate_limited(retry_after=2), brave_results([PYTHON])])
     clock = Clock()
-    tool = web_search(
-        brave(BRAVE_KEY, requests_per_second=None),
-        http_client=script.http_client(),
-        sleep=clock.sleep,
-        clock=clock,
-    )
+    tool = scripted_tool(script, brave(BRAVE_KEY, requests_per_second=None), clock=clock)
     [result] = results(run_agent(tool, [call("python")]))
     assert not result.is_error
     assert clock.waits == [2.0]
@@ -361,12 +338,8 @@ def test_retry_after_is_capped_and_an_http_date_is_honoured() -> None:
         ],
     )
     clock = Clock()
-    tool = web_search(
-        brave(BRAVE_KEY, requests_per_second=None),
-        backoff_cap=7.5,
-        http_client=script.http_client(),
-        sleep=clock.sleep,
-        clock=clock,
+    tool = scripted_tool(
+        script, brave(BRAVE_KEY, requests_per_second=None), clock=clock, backoff_cap=7.5
     )
     [result] = results(run_agent(tool, [call("python")]))
     assert not result.is_error
@@ -377,12 +350,8 @@ def test_retry_after_is_capped_and_an_http_date_is_honoured() -> None:
 def test_backoff_is_full_jitter_under_the_cap() -> None:
     script = ScriptedSearch("brave", [(500, "")] * 6)
     clock = Clock()
-    tool = web_search(
-        brave(BRAVE_KEY, requests_per_second=None),
-        backoff_cap=3.0,
-        http_client=script.http_client(),
-        sleep=clock.sleep,
-        clock=clock,
+    tool = scripted_tool(
+        script, brave(BRAVE_KEY, requests_per_second=None), clock=clock, backoff_cap=3.0
     )
     [result] = results(run_agent(tool, [call("python")]))
     assert len(script.requests) == 6
@@ -394,13 +363,7 @@ def test_backoff_is_full_jitter_under_the_cap() -> None:
 def test_a_429_that_persists_is_rate_limited() -> None:
     script = ScriptedSearch("brave", [brave_rate_limited()] * 2)
     clock = Clock()
-    tool = web_search(
-        brave(BRAVE_KEY),
-        attempts=2,
-        http_client=script.http_client(),
-        sleep=clock.sleep,
-        clock=clock,
-    )
+    tool = scripted_tool(script, clock=clock, attempts=2)
     [result] = results(run_agent(tool, [call("python")]))
     assert result.content.startswith("Error: [rate-limited] brave is still rate limiting after 2")
     assert clock.waits == [1.0]  # the Retry-After of brave_rate_limited(), between the two
@@ -432,9 +395,7 @@ def test_a_fatal_failure_is_told_once_and_repeated_without_a_request(
     }
     script = ScriptedSearch(backend, [reply])
     clock = Clock()
-    tool = web_search(
-        made[backend](), http_client=script.http_client(), sleep=clock.sleep, clock=clock
-    )
+    tool = scripted_tool(script, made[backend](), clock=clock)
     first, second, third = results(
         run_agent(tool, [call("python", n=1)], [call("again", n=2), call("more", n=3)])
     )
@@ -525,7 +486,7 @@ def test_keys_never_reach_output_errors_logs_or_transcripts(
     echo = {"error": {"detail": f"bad token {BRAVE_KEY} for you"}}
     leaky = (PYTHON[0], "t " + BRAVE_KEY, BRAVE_KEY)
     script = ScriptedSearch("brave", [(400, echo), brave_results([leaky]), (503, "")])
-    tool = brave_tool(script, attempts=1)
+    tool = scripted_tool(script, attempts=1)
     transcript = run_agent(tool, [call("one1", n=1)], [call("two2", n=2)], [call("three", n=3)])
     assert BRAVE_KEY not in transcript.model_dump_json()
     assert "***" in transcript.model_dump_json()
@@ -588,7 +549,7 @@ def test_a_backend_that_is_not_one_is_refused() -> None:
 
 def test_redirects_are_not_followed_with_the_key() -> None:
     script = ScriptedSearch("brave", [(302, "", {"Location": "https://elsewhere.example/"})])
-    [result] = results(run_agent(brave_tool(script), [call("python")]))
+    [result] = results(run_agent(scripted_tool(script), [call("python")]))
     assert result.content.startswith("Error: [search-failed] brave failed (HTTP 302)")
     assert len(script.requests) == 1
 
@@ -619,7 +580,7 @@ def test_a_replay_harness_can_skip_the_waits_by_replacing_time(
 
 def test_a_body_that_cannot_be_decoded_is_not_retried() -> None:
     script = ScriptedSearch("brave", [(200, "not gzip at all", {"Content-Encoding": "gzip"})])
-    [result] = results(run_agent(brave_tool(script), [call("python")]))
+    [result] = results(run_agent(scripted_tool(script), [call("python")]))
     assert result.content.startswith("Error: [search-failed] brave could not be reached after 1")
     assert "could not be decoded (DecodingError)" in result.content
     assert len(script.requests) == 1
@@ -631,7 +592,7 @@ def test_urls_and_titles_read_back_exactly_as_the_backend_gave_them() -> None:
     script = ScriptedSearch(
         "brave", [brave_results([(wiki, odd_title, "s"), ("https://a.example/x?y=1&z=(2", "T")])]
     )
-    transcript = run_agent(brave_tool(script), [call("python")])
+    transcript = run_agent(scripted_tool(script), [call("python")])
     found = sources(transcript)
     assert [s.url for s in found] == [wiki, "https://a.example/x?y=1&z=(2"]
     assert found[0].title == odd_title
