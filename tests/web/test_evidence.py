@@ -22,6 +22,7 @@ def urls(found: list[Source] | list[Citation]) -> list[str]:
     return [item.url for item in found]
 
 
+@pytest.mark.agentloop_06
 def test_anthropic_search_results_and_citations() -> None:
     a, b = "https://python.org/a", "https://docs.python.org/b"
     transcript = converse("anthropic", [anthropic_message([
@@ -38,6 +39,7 @@ def test_anthropic_search_results_and_citations() -> None:
     ]
 
 
+@pytest.mark.agentloop_06
 def test_pause_turn_is_one_message_and_nothing_is_lost() -> None:
     # A search begun before the pause and answered after it: a split no builder writes.
     begun = {"type": "server_tool_use", "id": "srvtoolu_split", "name": "web_search",
@@ -65,6 +67,7 @@ def test_pause_turn_is_one_message_and_nothing_is_lost() -> None:
     ]
 
 
+@pytest.mark.agentloop_06
 def test_a_failed_search_has_no_sources_and_does_not_crash() -> None:
     transcript = converse("anthropic", [anthropic_message([
         anthropic_search("q", error="max_uses_exceeded"),
@@ -77,6 +80,7 @@ def test_a_failed_search_has_no_sources_and_does_not_crash() -> None:
     assert part.error == "max_uses_exceeded"
 
 
+@pytest.mark.agentloop_06
 def test_anthropic_web_fetch_results_are_sources() -> None:
     # No builder writes web_fetch blocks: they are written out as the API sends them.
     transcript = converse(
@@ -130,6 +134,7 @@ def test_anthropic_web_fetch_results_are_sources() -> None:
     ]
 
 
+@pytest.mark.agentloop_06
 def test_openai_search_open_page_find_in_page_and_citations() -> None:
     text = "See the docs ([docs.python.org](https://docs.python.org/3/?utm_source=openai))."
     start = text.index("[")
@@ -190,6 +195,7 @@ def test_openai_search_open_page_find_in_page_and_citations() -> None:
     ]
 
 
+@pytest.mark.agentloop_06
 def test_openai_failed_search_is_an_error_without_sources() -> None:
     transcript = converse(
         "openai",
@@ -201,6 +207,7 @@ def test_openai_failed_search_is_an_error_without_sources() -> None:
     assert part.error == "failed"
 
 
+@pytest.mark.agentloop_06
 def test_unknown_blocks_are_ignored_not_fatal() -> None:
     transcript = converse(
         "anthropic",
@@ -244,6 +251,7 @@ def test_hand_built_transcripts_without_origin_are_read_from_parts() -> None:
 ONE, TWO = "https://one.example/", "https://two.example/"
 
 
+@pytest.mark.agentloop_06
 def test_since_reads_one_turn_and_accepts_message_lists() -> None:
     first = converse("anthropic", [anthropic_message([anthropic_text("one", cite=[ONE])])])
     messages: list[Message] = [*first.messages]

@@ -141,6 +141,7 @@ OPENAI_REPLY = {
 }
 
 
+@pytest.mark.agentloop_06
 def test_anthropic_receives_the_filter_through_the_real_adapter() -> None:
     sent: list[dict[str, Any]] = []
 
@@ -167,6 +168,7 @@ def test_anthropic_receives_the_filter_through_the_real_adapter() -> None:
     ]
 
 
+@pytest.mark.agentloop_06
 def test_openai_receives_the_filter_through_the_real_adapter() -> None:
     sent: list[dict[str, Any]] = []
 

@@ -124,6 +124,7 @@ def answer(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str, int], Tra
     return read
 
 
+@pytest.mark.agentloop_06
 @pytest.mark.parametrize(("name", "index"), CASES)
 def test_sources_and_citations_match_the_oracle(
     name: str, index: int, answer: Callable[[str, int], Transcript]
@@ -135,6 +136,7 @@ def test_sources_and_citations_match_the_oracle(
     assert [c.url for c in citations(transcript, since=-1)] == expected["citations"]
 
 
+@pytest.mark.agentloop_06
 @pytest.mark.parametrize(("name", "index"), CASES)
 def test_auditing_real_output_never_raises_and_allowing_every_source_is_clean(
     name: str, index: int, answer: Callable[[str, int], Transcript]
@@ -164,6 +166,7 @@ def test_auditing_real_output_never_raises_and_allowing_every_source_is_clean(
         assert flagged == set(consulted)
 
 
+@pytest.mark.agentloop_06
 def test_the_real_answers_hold_links_to_audit(answer: Callable[[str, int], Transcript]) -> None:
     """The text checks above are not vacuous: the answers carry links in their text."""
     found = {case: text_findings(answer(*case)) for case in CASES}
@@ -214,6 +217,7 @@ def _on(host: str, hosts: list[str]) -> bool:
     return any(host == rule or host.endswith("." + rule) for rule in hosts)
 
 
+@pytest.mark.agentloop_06
 @pytest.mark.parametrize("name", sorted(ORACLES))
 def test_every_real_cassette_reads_whole_including_streams(name: str) -> None:
     """The cassette reader (JSON and SSE, both providers) agrees with the oracle."""
