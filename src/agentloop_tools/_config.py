@@ -6,6 +6,7 @@ allow = ["python.org", "realpython.com"]   # or: block = ["wikipedia.org"]
 
 from __future__ import annotations
 
+import difflib
 import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -14,6 +15,7 @@ if TYPE_CHECKING:
     from agentloop_tools.web import DomainPolicy
 
 TABLE = "tool.agentloop-tools"
+TABLE_KEYS = ("allow", "block")
 
 
 class ConfigError(ValueError):
@@ -21,12 +23,42 @@ class ConfigError(ValueError):
 
 
 def read_table(path: Path) -> dict[str, Any] | None:
-    """``[tool.agentloop-tools]`` of a pyproject.toml, or None if it has no list."""
-    data = _toml(path)
-    table = data.get("tool", {}).get("agentloop-tools")
-    if not isinstance(table, dict) or not ({"allow", "block"} & set(table)):
+    """``[tool.agentloop-tools]`` of a pyproject.toml, or None if the file has none.
+
+    A table that is there but cannot be a policy (no list, an unknown key, a misspelled
+    table name) is a :class:`ConfigError`: a typo must not read as "no policy".
+    """
+    tools = _toml(path).get("tool", {})
+    if not isinstance(tools, dict):
         return None
+    table = tools.get("agentloop-tools")
+    if table is None:
+        _refuse_near_miss(path, tools)
+        return None
+    where = f"{path} [{TABLE}]"
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where}: must be a table holding allow = [...] or block = [...].")
+    unknown = sorted(set(table) - set(TABLE_KEYS))
+    if unknown:
+        raise ConfigError(
+            f"{where}: unknown key(s) {', '.join(unknown)}; the table takes "
+            f"allow = [...] or block = [...]."
+        )
+    if not table:
+        raise ConfigError(f"{where}: no allow = [...] or block = [...] list.")
     return table
+
+
+def _refuse_near_miss(path: Path, tools: dict[str, Any]) -> None:
+    """A table named almost like ours (``[tool.agentloop_tools]``) is a typo, not no policy."""
+    near = difflib.get_close_matches(
+        "agentloop-tools", [str(key) for key in tools], n=1, cutoff=0.8
+    )
+    if near:
+        raise ConfigError(
+            f"{path}: [tool.{near[0]}] is not read; the domain list goes in [{TABLE}] "
+            f"(with a hyphen). Rename the table."
+        )
 
 
 def policy_file(path: Path) -> DomainPolicy:

@@ -86,13 +86,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "agentloop_allow_domains",
         "Project-wide default domain allowlist: every test's agent evidence is audited.",
         type="linelist",
-        default=[],
+        default=None,  # unset is None, written empty is []: an empty key is an error
     )
     parser.addini(
         "agentloop_block_domains",
         "Project-wide default domain blocklist: every test's agent evidence is audited.",
         type="linelist",
-        default=[],
+        default=None,  # unset is None, written empty is []: an empty key is an error
     )
     parser.addini(
         "agentloop_volatile_fields",

@@ -147,13 +147,20 @@ def provider_requests(item: pytest.Item) -> int:
         return 0
     from agentloop_tools._providers import provider_for_host
 
-    if cassette.write_protected:
-        used = [i for i in range(len(cassette)) if cassette.play_counts[i] > 0]
-    elif cassette.dirty:
-        used = list(range(len(cassette)))
-    else:
-        return 0
-    return sum(1 for i in used if provider_for_host(cassette.requests[i].host or "") is not None)
+    return sum(
+        1 for i in _used(cassette) if provider_for_host(cassette.requests[i].host or "") is not None
+    )
+
+
+def _used(cassette: Any) -> list[int]:
+    """Interactions replayed, and those recorded in this test (any record mode)."""
+    played = [i for i in range(len(cassette)) if cassette.play_counts[i] > 0]
+    if not cassette.dirty:
+        return played
+    loaded = getattr(cassette, "_old_interactions", None)
+    if not isinstance(loaded, list):
+        return list(range(len(cassette)))  # a vcrpy that does not say: count every one
+    return sorted({*played, *range(len(loaded), len(cassette))})
 
 
 def absent_modules() -> frozenset[str]:

@@ -35,6 +35,8 @@ EVIDENCE = pytest.StashKey["AgentloopEvidence"]()
 MARKER = pytest.StashKey[Marker]()
 _VIOLATIONS = pytest.StashKey[int]()
 _NOT_AUDITED = pytest.StashKey[bool]()
+_GATE_FAILED = pytest.StashKey[bool]()
+_MARKER_PROBLEM = pytest.StashKey[str]()
 
 
 class AgentloopSession:
@@ -76,17 +78,23 @@ class AgentloopSession:
                 item.stash[MARKER] = read_marker(item)
             except pytest.UsageError as error:
                 problems.append(str(error))
+                item.stash[_MARKER_PROBLEM] = str(error)
                 continue
             if isinstance(item, pytest.Function) and "agentloop_evidence" not in item.fixturenames:
                 item.fixturenames.append("agentloop_evidence")
-        if problems:
+        if problems and not hasattr(self.config, "workerinput"):
             raise pytest.UsageError("\n".join(problems))
+        # An xdist worker's usage error is lost in an INTERNALERROR: there each bad test
+        # fails at setup with the message instead, and the run fails.
 
     # Each test ---------------------------------------------------------------------
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
         self._current = item  # pytest_recording_configure is not given the item
+        problem = item.stash.get(_MARKER_PROBLEM, None)
+        if problem is not None:
+            pytest.fail(problem, pytrace=False)
         if item.get_closest_marker("domain_policy") is not None and MARKER not in item.stash:
             # An item made after collection (another plugin's): read its marker now.
             problem = None
@@ -125,24 +133,34 @@ class AgentloopSession:
         Each is reported as a failure of the test itself, not as an error.
         """
         result = yield
-        if in_scope(item):
-            from agentloop_tools._plugin.cassette import check_unused_interactions
+        try:
+            if in_scope(item):
+                from agentloop_tools._plugin.cassette import check_unused_interactions
 
-            check_unused_interactions(item)
-            self._require_evidence(item)
-            self._audit(item)
-        elif self.default.policy is not None and "vcr" in getattr(item, "funcargs", {}):
-            # A plain vcrpy test under the project's policy: its recorded model traffic
-            # is evidence the plugin never saw, so the policy would check nothing.
-            self._require_evidence(item)
+                check_unused_interactions(item)
+                self._require_evidence(item)
+                self._audit(item)
+            elif self.default.policy is not None and "vcr" in getattr(item, "funcargs", {}):
+                # A plain vcrpy test under the project's policy: its recorded model traffic
+                # is evidence the plugin never saw, so the policy would check nothing.
+                self._require_evidence(item)
+        except pytest.fail.Exception:
+            item.stash[_GATE_FAILED] = True
+            raise
         return result
 
-    @pytest.hookimpl(wrapper=True)
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_runtest_makereport(
         self, item: pytest.Item, call: pytest.CallInfo[None]
     ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         """Attach the test's evidence to its report, so xdist carries it to the controller."""
         report = yield
+        if call.when == "call" and item.stash.get(_GATE_FAILED, False) and report.skipped:
+            # An xfail marker expects the test's own failure, never the plugin's: a
+            # breach must not read as "expected to fail" (or turn a strict XPASS green).
+            report.outcome = "failed"
+            if hasattr(report, "wasxfail"):
+                del report.wasxfail
         if call.when == "teardown" and report.failed and self._reports_wanted():
             # A refused cassette fails at teardown, after the call's record left.
             report.user_properties.append((_TEARDOWN_PROPERTY, self._teardown(item, report)))
@@ -245,17 +263,21 @@ class AgentloopSession:
         evidence = evidence_of(item)
         if evidence is not None and evidence.transcripts:
             return
+        from agentloop_tools._plugin.cassette import provider_requests
+
         if marker is not None:
-            if not marker.require_evidence:
-                item.stash[_NOT_AUDITED] = True
-                return
-            pytest.fail(messages.no_evidence(item.nodeid), pytrace=False)
+            if marker.require_evidence:
+                pytest.fail(messages.no_evidence(item.nodeid), pytrace=False)
+            # The opt-out says no agent runs; a cassette that shows one says otherwise.
+            sent = provider_requests(item)
+            if sent:
+                pytest.fail(messages.opted_out_but_sent(item.nodeid, sent), pytrace=False)
+            item.stash[_NOT_AUDITED] = True
+            return
         if self.default.policy is None:
             return
         # The project's policy applies to every test: a conversation the cassette shows
         # but the plugin never saw would otherwise pass unaudited.
-        from agentloop_tools._plugin.cassette import provider_requests
-
         sent = provider_requests(item)
         if sent:
             pytest.fail(

@@ -118,6 +118,50 @@ def unseen_conversation(nodeid: str, requests: int, origin: str) -> str:
     )
 
 
+_CONNECT = (
+    "Connect the test's agent in one of two ways:\n"
+    "  1. build it with the agentloop_agent fixture:\n"
+    "       agent = agentloop_agent([...tools], provider='anthropic')\n"
+    "  2. give your own agent the evidence observer:\n"
+    "       Agent.from_env(env, tools, observer=agentloop_evidence.observer)\n"
+)
+
+
+def opted_out_but_sent(nodeid: str, requests: int) -> str:
+    return (
+        f"agentloop-tools: {nodeid} is marked domain_policy(require_evidence=False), which "
+        f"says it runs no agent, but it sent {requests} request(s) to a model provider (see "
+        "its cassette) and no conversation reached the plugin, so nothing was audited.\n"
+        + _CONNECT
+        + f"and remove require_evidence=False. See {DOCS}."
+    )
+
+
+def unseen_requests(nodeid: str, sent: int, seen: int, origin: str) -> str:
+    return (
+        f"agentloop-tools: {nodeid} got {sent} answer(s) from a model provider (see its "
+        f"cassette), but only {seen} reached the plugin: an agent the plugin cannot see "
+        f"talked to the provider, and the domain policy (from {origin}) did not audit it.\n"
+        + _CONNECT
+        + f"for every agent the test builds. See {DOCS}."
+    )
+
+
+def empty_ini_key(key: str, inifile: str) -> str:
+    return (
+        f"ini key {key} in {inifile} is set but lists no domain, so it would audit nothing. "
+        "List one domain per line (or separate them with commas), or remove the key."
+    )
+
+
+def stacked_markers(nodeid: str, where: str) -> str:
+    return (
+        f"@pytest.mark.domain_policy on {nodeid}: {where} carries more than one "
+        "domain_policy marker, and a test is audited with one policy. Keep one marker, "
+        "with the whole list in it."
+    )
+
+
 def not_audited(nodeid: str) -> str:
     return (
         f"NOT AUDITED {nodeid}: domain_policy(require_evidence=False) and no agent "
