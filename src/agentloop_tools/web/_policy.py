@@ -420,7 +420,7 @@ class DomainPolicy:
         if (
             len(found.readings) == 1
             and not self._index.has_path_rules
-            and (self._mode == "block" or not nested_urls(found.readings[0]))
+            and not nested_urls(found.readings[0])
         ):
             # Host rules only: a plain URL's host decides, whatever follows it.
             host = quick_host(found.readings[0])
@@ -436,8 +436,9 @@ class DomainPolicy:
                 return None  # browsers delete it from the host, markdown-it keeps it
             return False if self._judge_url(found.readings[0])[0] else None
         for reading in found.readings:
-            rule = self._index.blocking(location) if (location := locate(reading)) else None
-            if rule is not None:
+            # A redirect's target counts, however it is escaped ("?to=https%253A%252F...").
+            permitted, rule = self._judge_url(reading)
+            if not permitted:
                 return rule
         return False
 

@@ -38,12 +38,13 @@ _NOT_BEFORE_WWW = _SCHEME_CHARS | frozenset("/@\\")
 _AUTHORITY_END = re.compile(r"[/\\?#]")
 _PLAIN_WORD = re.compile(r"[\w-]*")
 _SLASH_RUN = re.compile(r"[/\\]{2,}")
+_WWW = re.compile(r"www\.", re.IGNORECASE)
 _IPV4_PART = re.compile(r"0[xX][0-9A-Fa-f]*|[0-9]+")
 # CJK and full-width punctuation ends a link: Chinese and Japanese text puts no
 # space between a URL and the next word. Full stops stay: inside a host they
-# are label separators to IDNA.
+# are label separators to IDNA; so does the full-width hyphen, a "-" to IDNA.
 _CJK_STOP = re.compile(
-    r"[\u3001\u3003-\u3011\u3014-\u301f\uff01-\uff0d\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff60\uff62-\uff65]"
+    r"[\u3001\u3003-\u3011\u3014-\u301f\uff01-\uff0c\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff60\uff62-\uff65]"
 )
 _BRACKET = re.compile(r"[\[\]]")
 TOKEN_RUN = re.compile(r"[^\s<>\"`]*")
@@ -64,11 +65,26 @@ _DELETED = (
     "\u206a-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\U0001bca0-\U0001bca3"
     "\U0001d173-\U0001d17a\U000e0100-\U000e01ef"
 )
-_LABEL_CHARS = rf"[\w\-{_DELETED}]"
-# What GFM's autolinker ends a domain at: anything but ASCII letters, digits and the
-# few characters an authority may hold (userinfo, port, IPv6 brackets, escapes).
-# Characters UTS #46 deletes do not end it: linkifiers keep them in the host.
-_HOST_STOP = re.compile(rf"[^A-Za-z0-9._~%:@\[\]!$&'()*+,;={_DELETED}-]")
+# Besides word characters: combining marks ("e\u0301vil.com" is évil.com), and the
+# symbols NFKC (and so IDNA) maps to ASCII letters, digits or "-": circled letters
+# ("ⓔⓥⓘⓛ.com" is evil.com), squared and parenthesised letters, unit signs, the small
+# and full-width hyphens. Listed from unicodedata: every such code point \w misses.
+_MARKS = "\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"
+_SYMBOL_LETTERS = (
+    "\u20a8\u2116\u2120-\u2122\u213b\u24b6-\u24e9\u3250\u32cc-\u32cf\u3371-\u337a"
+    "\u3380-\u3381\u3383-\u338b\u338e-\u3394\u3396-\u339a\u339c-\u33a6\u33a9-\u33ad"
+    "\u33b0-\u33b1\u33b3-\u33b5\u33b7-\u33bb\u33bd-\u33bf\u33c3-\u33c5\u33c8-\u33d7"
+    "\u33d9-\u33dd\u33ff\ufe63\uff0d\U0001f12b-\U0001f12e\U0001f130-\U0001f14f"
+    "\U0001f16a-\U0001f16c\U0001f190"
+)
+_LABEL_BODY = rf"\w\-{_DELETED}{_MARKS}{_SYMBOL_LETTERS}"
+_LABEL_CHARS = rf"[{_LABEL_BODY}]"
+# What GFM's autolinker and linkify-it end a link's domain at: anything but ASCII
+# letters, digits, "." "_" "-" ("https://evil.com's", "https://evil.com[1]" link to
+# evil.com), and the userinfo and port marks they read as a browser does. The cut is a
+# second reading; the link as written is read too. Characters UTS #46 deletes do not
+# end it: linkifiers keep them in the host.
+_RENDERED_HOST_STOP = re.compile(rf"[^A-Za-z0-9._:@{_DELETED}-]")
 _DELETED_CHAR = re.compile(f"[{_DELETED}]")
 _DELETED_RANGES = [
     (match.group(1), match.group(2) or match.group(1))
@@ -76,14 +92,15 @@ _DELETED_RANGES = [
 ]
 _DOT = r"(?:[.\uff0e\u3002\uff61]|\[\.\]|\(\.\)|\{\.\}|\[dot\]|\(dot\))"
 _MENTION = re.compile(
-    rf"(?:(?<![\w\-{_DELETED}%])|(?<=%[0-9A-Fa-f]{{2}}))"
+    # Not inside a label; after "%" only when it starts no escape ("%evil.com" is linked).
+    rf"(?:(?<![{_LABEL_BODY}%])|(?<=%[0-9A-Fa-f]{{2}})|(?<=%)(?![0-9A-Fa-f]{{2}}))"
     rf"{_LABEL_CHARS}+(?:{_DOT}{_LABEL_CHARS}+)+"
     # A mention's path matters only for path rules; capped so that a token of many
     # mentions ("x.com/x.com/...") stays linear.
     r"(?P<path>[/\\][^\s<>\"`]{0,512})?",
     re.IGNORECASE,
 )
-_DOT_THEN_LABEL = re.compile(rf"[.\uff0e\u3002\uff61\])}}][\w{_DELETED}-]")
+_DOT_THEN_LABEL = re.compile(rf"[.\uff0e\u3002\uff61\])}}]{_LABEL_CHARS}")
 # Characters IDNA deletes, and dots it maps to ".", for judging a mention's shape.
 _TO_PLAIN: dict[int, str | None] = {
     **dict.fromkeys(
@@ -268,7 +285,7 @@ def _add_link(
     host_end = authority.start() if authority else end
     authorities.append((start, host_end))
     written = token[start:end]
-    stop = _HOST_STOP.search(token, host_start, host_end)
+    stop = _RENDERED_HOST_STOP.search(token, host_start, host_end)
     if stop is None or stop.start() == host_start:
         found.append(Found(start, end, written, "url", (written,)))
     else:
@@ -324,6 +341,7 @@ def _read_mentions(token: str, position: int, finish: int, found: list[Found]) -
         if (
             end < len(token)
             and token[end] == "@"
+            and token[end + 1 : end + 2].isalnum()
             and token[start - 1 : start] in _LOCAL_BEFORE
             and _EMAIL_NAME.fullmatch(token, start, end)
         ):
@@ -366,13 +384,12 @@ def _link_starts(token: str) -> list[tuple[int, int]]:
         slash = slashes.start()
         if (slash == 0 or token[slash - 1] in _BEFORE_SCHEME_RELATIVE) and slashes.end() < length:
             starts.append((slash, slashes.end()))
-    lowered = token.lower()
-    www = lowered.find("www.")
-    while www != -1:
+    # Matched on the token itself: lower() can change its length ("İ" becomes two).
+    for www_match in _WWW.finditer(token):
+        www = www_match.start()
         before_ok = www == 0 or token[www - 1] not in _NOT_BEFORE_WWW
-        if before_ok and lowered[www + 4 : www + 5] not in ".":
+        if before_ok and token[www + 4 : www + 5] not in ".":
             starts.append((www, www))
-        www = lowered.find("www.", www + 4)
     starts.sort()
     return starts
 
@@ -487,10 +504,19 @@ def linkable(mention: str) -> bool:
     """
     end = _HOST_PART_END.search(mention)
     host = _DELETED_CHAR.sub("", mention[: end.start()] if end else mention).rstrip(".")
-    if not host.replace(".", "").replace("-", "").replace("_", "").isalnum():
+    body = host.replace(".", "").replace("-", "").replace("_", "")
+    if not (body.isalnum() if body.isascii() else _pseudo_letters(body)):
         return False  # defanged or full-width dots, brackets, CJK stops: not linked
     last = host[host.rfind(".") + 1 :].lower()
     return last in _FUZZY_TLDS or last.startswith("xn--")
+
+
+def _pseudo_letters(text: str) -> bool:
+    """What linkify-it takes into a host: no separator, punctuation or control character.
+
+    Symbols and combining marks are in ("ⓔⓥⓘⓛ.com" is linked), full-width dots are not.
+    """
+    return bool(text) and all(unicodedata.category(char)[0] not in "ZPC" for char in text)
 
 
 def linked_reading(found: Found) -> str | None:
