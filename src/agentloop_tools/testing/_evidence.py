@@ -2,16 +2,39 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar, Token
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from agentloop import Citation, NullObserver, Source, Transcript
 from agentloop.provider import ModelRequest, ModelResponse, StopReason
+from agentloop.transcript import ToolCallPart, ToolResultPart
 
 from agentloop_tools.web import DomainPolicy, Violation, citations, sources
 
 if TYPE_CHECKING:
     from agentloop import ConversationContext, ConversationSummary
+
+_CONNECT = (
+    "Give the observer to the agent itself (observer=agentloop_evidence.observer, alone or "
+    "inside agentloop.MultiObserver), so agentloop calls it from the thread or task that "
+    "runs each conversation; do not forward its events to another thread."
+)
+
+
+@dataclass(eq=False)
+class _Conversation:
+    """One conversation in progress, as far as the observer has seen it."""
+
+    conversation_id: str
+    transcript: Transcript | None = None
+    continuing: bool = False  # the last assistant message is a paused, open turn
+    tools_running: int = 0  # a conversation started meanwhile may be a tool's, nested
+    # What the caller's context held before: restored at the end (a nested conversation).
+    token: Token[_Conversation | None] | None = field(default=None, repr=False)
 
 
 class EvidenceObserver(NullObserver):
@@ -22,35 +45,150 @@ class EvidenceObserver(NullObserver):
     your own through ``agentloop.MultiObserver``. It rebuilds each transcript from
     the requests and responses exactly as the loop does (a paused turn is continued
     in the same message), and never raises into the loop.
+
+    One observer serves any number of agents and conversations at once (threads,
+    ``asyncio.to_thread`` tasks, an agent run inside another agent's tool): each
+    transcript is added to the sink whole when its conversation ends. What it cannot
+    place is kept in :meth:`problems`, never silently dropped.
     """
 
     def __init__(self, sink: list[Transcript]) -> None:
         self._sink = sink
-        self._current: Transcript | None = None
-        self._continuing = False
+        # agentloop's loop is synchronous and calls every hook from the thread running
+        # the conversation, and a hook carries no conversation id: the conversation a
+        # request or response belongs to is the one open in the caller's context.
+        self._open: ContextVar[_Conversation | None] = ContextVar(
+            f"agentloop_tools_evidence_{id(self):x}", default=None
+        )
+        self._lock = threading.Lock()  # the sink and the bookkeeping are shared by threads
+        self._running: set[_Conversation] = set()
+        self._problems: list[str] = []
+
+    def problems(self) -> list[str]:
+        """Why the captured evidence may lack part of what the agents did; empty if nothing.
+
+        A conversation that has not ended yet, and a request or response that
+        arrived outside any conversation this observer saw start, both show here.
+        """
+        with self._lock:
+            problems = list(self._problems)
+            running = len(self._running)
+        if running:
+            problems.append(
+                f"agentloop-tools: {running} agent conversation(s) had not ended when the "
+                "evidence was read (a thread not joined, a task not awaited?), so what they "
+                "did is missing from the audit. Wait for every agent run to finish before "
+                "the test returns."
+            )
+        return problems
 
     def on_conversation_start(self, context: ConversationContext) -> None:
-        self._current, self._continuing = None, False
+        with self._failures_noted("conversation start"):
+            outer = self._open.get()
+            if outer is not None and not outer.tools_running:
+                self._note(
+                    f"agentloop-tools: conversation {context.conversation_id} started while "
+                    f"conversation {outer.conversation_id} was open in the same thread or task "
+                    "and not inside one of its tools: their events are interleaved, so the "
+                    "evidence observer cannot tell which request or response belongs to "
+                    f"which. {_CONNECT}"
+                )
+            conversation = _Conversation(context.conversation_id)
+            conversation.token = self._open.set(conversation)
+            with self._lock:
+                self._running.add(conversation)
 
     def on_request(self, request: ModelRequest) -> None:
-        self._current = Transcript(messages=list(request.messages))
+        with self._failures_noted("model request"):
+            conversation = self._placed("model request")
+            if conversation is not None:
+                # The loop sends its whole transcript: the copy starts again from it.
+                conversation.transcript = Transcript(messages=list(request.messages))
 
     def on_response(self, response: ModelResponse) -> None:
-        if self._current is None or not response.content:
-            return
-        if self._continuing:
-            self._current.extend_last_assistant(response.content, response.origin)
-        else:
-            self._current.add_assistant_message(response.content, response.origin)
-        self._continuing = response.stop_reason is StopReason.PAUSED
+        with self._failures_noted("model response"):
+            conversation = self._placed("model response")
+            if conversation is None or conversation.transcript is None or not response.content:
+                return
+            if conversation.continuing:
+                conversation.transcript.extend_last_assistant(response.content, response.origin)
+            else:
+                conversation.transcript.add_assistant_message(response.content, response.origin)
+            conversation.continuing = response.stop_reason is StopReason.PAUSED
+
+    def on_tool_start(self, call: ToolCallPart) -> None:
+        conversation = self._open.get()  # None in a pool thread: no conversation nests there
+        if conversation is not None:
+            with self._lock:  # parallel tools may share it (threads that inherit a context)
+                conversation.tools_running += 1
+
+    def on_tool_end(self, call: ToolCallPart, result: ToolResultPart) -> None:
+        conversation = self._open.get()
+        if conversation is not None:
+            with self._lock:
+                conversation.tools_running = max(0, conversation.tools_running - 1)
 
     def on_conversation_end(self, summary: ConversationSummary) -> None:
-        self._finish()
+        with self._failures_noted("conversation end"):
+            conversation = self._placed("conversation end")
+            if conversation is not None and conversation.conversation_id == summary.conversation_id:
+                self._close(conversation)
+                return
+            if conversation is not None:
+                self._note(
+                    f"agentloop-tools: conversation {summary.conversation_id} ended while "
+                    f"conversation {conversation.conversation_id} was the one open in the same "
+                    "thread or task: their events were interleaved, so the evidence observer "
+                    f"cannot tell which request or response belongs to which. {_CONNECT}"
+                )
+            self._forget(summary.conversation_id)
 
-    def _finish(self) -> None:
-        if self._current is not None:
-            self._sink.append(self._current)
-            self._current = None
+    def _placed(self, event: str) -> _Conversation | None:
+        """The conversation open in the caller's context; a problem noted if there is none."""
+        conversation = self._open.get()
+        if conversation is None:
+            self._note(
+                f"agentloop-tools: the evidence observer received a {event} in a thread or "
+                "task where no conversation it saw start is open, so it cannot tell which "
+                f"conversation that belongs to and the evidence is incomplete. {_CONNECT}"
+            )
+        return conversation
+
+    def _close(self, conversation: _Conversation) -> None:
+        token, conversation.token = conversation.token, None
+        if token is not None:
+            try:
+                self._open.reset(token)
+            except ValueError:  # ended in a copy of the context it started in
+                previous = token.old_value
+                self._open.set(None if previous is Token.MISSING else previous)
+        with self._lock:
+            self._running.discard(conversation)
+            if conversation.transcript is not None:
+                self._sink.append(conversation.transcript)
+
+    def _forget(self, conversation_id: str) -> None:
+        """An ended conversation found in no context: not reported as still running too."""
+        with self._lock:
+            ended = [c for c in self._running if c.conversation_id == conversation_id]
+            self._running.difference_update(ended[:1])
+
+    def _note(self, problem: str) -> None:
+        with self._lock:
+            if problem not in self._problems:  # once, however many events it concerns
+                self._problems.append(problem)
+
+    @contextmanager
+    def _failures_noted(self, event: str) -> Iterator[None]:
+        # Never raise into the loop, and never lose a failure either: the audit hears of it.
+        try:
+            yield
+        except Exception as error:  # reported through problems()
+            self._note(
+                f"agentloop-tools: the evidence observer failed on a {event} ({error!r}), so "
+                "that conversation's evidence may be incomplete. This is a bug in "
+                "agentloop-tools; please report it with the test that shows it."
+            )
 
 
 class AgentloopEvidence:
@@ -71,6 +209,15 @@ class AgentloopEvidence:
     def add(self, transcript: Transcript) -> None:
         """Add a transcript you obtained some other way (a saved JSONL, say)."""
         self.transcripts.append(transcript)
+
+    def problems(self) -> list[str]:
+        """Why :attr:`transcripts` may lack part of what the agents did; empty if nothing.
+
+        Each is a sentence saying what happened and how to fix it: a conversation
+        still running when this is read, or an event the observer could not place in
+        a conversation. An audit of evidence with problems is incomplete.
+        """
+        return self.observer.problems()
 
     def sources(self) -> list[Source]:
         """Pages consulted across every conversation, de-duplicated by URL."""
