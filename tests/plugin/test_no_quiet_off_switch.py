@@ -224,3 +224,52 @@ def test_an_expected_failure_does_not_excuse_a_breach(
     result = project.runpytest("--record-mode=once")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["FAILED test_agent.py::test_agent - Failed: 2 domain policy *"])
+
+
+TWO_AGENTS = """
+import pytest
+from agentloop import Agent
+from agentloop_tools.testing import ScriptedProvider, anthropic_message, anthropic_text
+from agentloop_tools.web import native_web_search
+
+CLEAN = [anthropic_message([anthropic_text("See https://docs.python.org/3/.")])]
+LEAKY = [anthropic_message([anthropic_text("See https://en.wikipedia.org/wiki/X.")])]
+
+
+@pytest.mark.vcr
+{marker}
+def test_two_agents(agentloop_agent, agentloop_env):
+    seen = agentloop_agent([native_web_search()], provider="anthropic",
+                           http_client=ScriptedProvider("anthropic", CLEAN).http_client())
+    seen.run("first")
+    env = dict(agentloop_env, LLM_PROVIDER="anthropic")
+    http = ScriptedProvider("anthropic", LEAKY).http_client()
+    with Agent.from_env(env, [native_web_search()], http_client=http) as unseen:
+        unseen.run("second")
+"""
+
+
+@pytest.mark.parametrize(
+    ("ini", "marker", "origin"),
+    [
+        ("", '@pytest.mark.domain_policy(block=["wikipedia.org"])', "the domain_policy marker"),
+        ("[pytest]\nagentloop_block_domains = wikipedia.org\n", "", "tox.ini"),
+    ],
+)
+def test_one_connected_agent_does_not_vouch_for_another(
+    project: pytest.Pytester, ini: str, marker: str, origin: str
+) -> None:
+    if ini:
+        project.makeini(ini)
+    project.makepyfile(test_agent=TWO_AGENTS.format(marker=marker))
+    for args in (["--record-mode=once"], []):  # recording, then replaying
+        result = project.runpytest(*args)
+        result.assert_outcomes(failed=1)
+        result.stdout.fnmatch_lines(
+            [
+                "agentloop-tools: test_agent.py::test_two_agents got 2 answer(s) from a model "
+                "provider (see its cassette), but only 1 reached the plugin: an agent the "
+                f"plugin cannot see talked to the provider, and the domain policy (from {origin}) "
+                "did not audit it.",
+            ]
+        )

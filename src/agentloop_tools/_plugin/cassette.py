@@ -152,6 +152,27 @@ def provider_requests(item: pytest.Item) -> int:
     )
 
 
+def provider_answers(item: pytest.Item) -> int:
+    """Successful (2xx) model-provider responses this test replayed or recorded."""
+    cassette = (getattr(item, "funcargs", None) or {}).get("vcr")
+    if cassette is None:
+        return 0
+    from agentloop_tools._providers import provider_for_host
+
+    return sum(
+        1
+        for i in _used(cassette)
+        if provider_for_host(cassette.requests[i].host or "") is not None
+        and 200 <= _status(cassette.responses[i]) < 300
+    )
+
+
+def _status(response: Any) -> int:
+    status = response.get("status", {}) if isinstance(response, dict) else {}
+    code = status.get("code") if isinstance(status, dict) else None
+    return code if isinstance(code, int) else 0
+
+
 def _used(cassette: Any) -> list[int]:
     """Interactions replayed, and those recorded in this test (any record mode)."""
     played = [i for i in range(len(cassette)) if cassette.play_counts[i] > 0]

@@ -261,9 +261,25 @@ class AgentloopSession:
         __tracebackhide__ = True
         marker = item.stash.get(MARKER, None)
         evidence = evidence_of(item)
+        if evidence is not None:
+            problems = evidence.problems()
+            if problems:
+                pytest.fail("\n".join(problems), pytrace=False)
+        from agentloop_tools._plugin.cassette import provider_answers, provider_requests
+
         if evidence is not None and evidence.transcripts:
+            # Every answer the cassette shows must have reached the plugin: one connected
+            # agent must not vouch for another that was not.
+            policy, origin = self.policy_for(item)
+            answered = provider_answers(item) if policy is not None else 0
+            if answered > evidence.observer.answers:
+                pytest.fail(
+                    messages.unseen_requests(
+                        item.nodeid, answered, evidence.observer.answers, origin or ""
+                    ),
+                    pytrace=False,
+                )
             return
-        from agentloop_tools._plugin.cassette import provider_requests
 
         if marker is not None:
             if marker.require_evidence:

@@ -63,6 +63,12 @@ class EvidenceObserver(NullObserver):
         self._lock = threading.Lock()  # the sink and the bookkeeping are shared by threads
         self._running: set[_Conversation] = set()
         self._problems: list[str] = []
+        self._answers = 0
+
+    @property
+    def answers(self) -> int:
+        """How many model responses reached this observer (a paused turn's parts each count)."""
+        return self._answers
 
     def problems(self) -> list[str]:
         """Why the captured evidence may lack part of what the agents did; empty if nothing.
@@ -107,6 +113,8 @@ class EvidenceObserver(NullObserver):
 
     def on_response(self, response: ModelResponse) -> None:
         with self._failures_noted("model response"):
+            with self._lock:
+                self._answers += 1
             conversation = self._placed("model response")
             if conversation is None or conversation.transcript is None or not response.content:
                 return
