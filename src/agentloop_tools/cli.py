@@ -6,9 +6,9 @@
 
 Options and paths mix in any order; ``--allow``/``--block`` take one value each, a
 comma-separated list, and can be repeated. Exit codes: 0 clean, 1 violations (audit)
-or secrets (scan), 2 bad usage or input that could not be read (everything else is
-still read and reported). Never a traceback: an unexpected error is reported as one
-line and exit 2.
+or secrets (scan), 2 bad usage, input that could not be read (everything else is still
+read and reported) or no file to read at all. Never a traceback: an unexpected error is
+reported as one line and exit 2.
 """
 
 from __future__ import annotations
@@ -191,7 +191,8 @@ def _add_inputs(parser: argparse.ArgumentParser) -> None:
         "paths",
         nargs="+",
         metavar="PATH",
-        help="cassettes (.yaml/.yml), transcripts (.jsonl/.json) or directories (recursive)",
+        help="cassettes (.yaml/.yml, vcrpy's .json), transcripts (.jsonl/.json) or "
+        "directories (recursive); no file to read at all is exit 2",
     )
 
 
@@ -215,6 +216,7 @@ class FileAudit:
 def _audit(args: argparse.Namespace) -> int:
     policy, origin = _policy(args)
     found = _collect(args.paths, INPUT_SUFFIXES, hint_domains=bool(args.allow or args.block))
+    _require_something(found, args.paths, "audit")
     from agentloop_tools._evidence_record import violation_entry
     from agentloop_tools.cassettes import Reader
 
@@ -383,6 +385,7 @@ def _evidence(args: argparse.Namespace) -> int:
     from agentloop_tools.cassettes import Reader
 
     found = _collect(args.paths, INPUT_SUFFIXES)
+    _require_something(found, args.paths, "evidence")
     reader = Reader()
     files: list[dict[str, Any]] = [
         {"path": problem["path"], "turns": [], "problems": [problem]} for problem in found.problems
@@ -619,6 +622,19 @@ def _collect(
                 }
             )
     return found
+
+
+def _require_something(found: Found, paths: Sequence[str], command: str) -> None:
+    """No file to read at all is a problem: a mistyped or empty folder must not pass."""
+    if found.files or found.problems:
+        return
+    skipped = f" (not searched: {', '.join(sorted(found.skipped))})" if found.skipped else ""
+    reason = (
+        f"no file to read: {command} reads cassettes (.yaml, .yml, vcrpy's .json) and "
+        f"transcripts (.jsonl, .json) in this folder and those below it{skipped}, and found "
+        "none. Check the path: a mistyped or empty cassette folder would audit nothing"
+    )
+    found.problems.extend({"path": raw, "interaction": None, "reason": reason} for raw in paths)
 
 
 def _walk(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -217,6 +218,22 @@ def test_the_reader_never_raises_on_odd_cassettes(content: str, tmp_path_factory
         for problem in reading.problems:
             assert problem.path == str(path)
             assert problem.reason
+
+
+def test_read_transcript_file_names_a_json_cassette_instead_of_reading_it_empty(
+    tmp_path: Path,
+) -> None:
+    from agentloop_tools.cassettes import Reader, read_transcript_file
+    from tests.cli.helpers import ANTHROPIC_DEMO
+
+    cassette = tmp_path / "test_agent.json"
+    cassette.write_text(json.dumps(serializer.deserialize(ANTHROPIC_DEMO.read_text())))
+    [problem] = read_transcript_file(cassette).problems
+    assert problem.reason == (
+        "a vcrpy cassette, not a transcript: read it with Reader().read or read_cassette"
+    )
+    reading = Reader().read(cassette)
+    assert (len(reading.transcripts), reading.problems) == (1, [])
 
 
 @pytest.mark.parametrize("text", ["a\x85b", "x\u2028y\u2029z", "line\nnext\x85line\n", "\x85"])

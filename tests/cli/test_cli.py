@@ -15,6 +15,7 @@ from tests.cli.helpers import ANTHROPIC_DEMO, DEMO, OPENAI_DEMO, REPO, run
 from tests.transcripts import converse
 
 KEY = "sk-ant-api03-" + "K" * 40
+PROMPT_ONLY = '{"messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]}'
 
 
 def test_a_clean_audit_exits_0() -> None:
@@ -186,6 +187,143 @@ def test_saved_transcripts_are_audited_too(tmp_path: Path) -> None:
     assert problem["reason"].startswith("line 1 is not an agentloop message")
 
 
+@pytest.mark.parametrize(
+    ("content", "found"),
+    [
+        ('{"foo": 1}', "the object has no 'messages' (its keys: 'foo')"),
+        ("{}", "the object has no 'messages' (its keys: none)"),
+        ('[{"a": 1}]', "item 0 of the list: the object has no 'messages' (its keys: 'a')"),
+        ('{"messages": []}', "'messages' is empty: there is nothing to audit"),
+        ('{"messages": {"role": "user"}}', "'messages' is of type dict, not a list"),
+        ("[]", "the list is empty"),
+        ("null", "the file holds null, not an object"),
+        ("3", "the file holds a number, not an object"),
+        (
+            '{"messages": [], "interactions": []}',
+            "the object has both 'messages' and 'interactions' (a transcript or a cassette?)",
+        ),
+    ],
+)
+def test_a_json_file_that_holds_no_transcript_is_a_problem_not_an_empty_pass(
+    tmp_path: Path, content: str, found: str
+) -> None:
+    other = tmp_path / "other.json"
+    other.write_text(content + "\n")
+    result = run("audit", "--block", "wikipedia.org", other, "--format", "json")
+    assert result.returncode == 2, result.stdout
+    [file] = json.loads(result.stdout)["files"]
+    assert (file["transcripts"], len(file["problems"])) == (0, 1)
+    assert file["problems"][0]["reason"] == (
+        f'not an agentloop transcript: {found}; expected {{"messages": [...]}} with at least '
+        "one message (Transcript.model_dump_json()), a list of messages or of transcripts, or "
+        'a vcrpy cassette ({"interactions": [...]})'
+    )
+    evidence = run("evidence", other)
+    assert evidence.returncode == 2
+    assert f"could not read {other}: not an agentloop transcript: {found}" in evidence.stdout
+
+
+def as_vcrpy_json(cassette: Path, target: Path) -> Path:
+    """The cassette as vcrpy writes it under ``vcr_config = {"serializer": "json"}``."""
+    from vcr import serialize
+    from vcr.serializers import jsonserializer
+
+    from agentloop_tools.cassettes import serializer
+
+    requests, responses = serialize.deserialize(cassette.read_text(), serializer)[:2]
+    recorded = {"requests": requests, "responses": responses}
+    target.write_text(serialize.serialize(recorded, jsonserializer))
+    return target
+
+
+@pytest.mark.parametrize("demo", [ANTHROPIC_DEMO, OPENAI_DEMO], ids=["anthropic", "openai"])
+def test_a_cassette_vcrpy_wrote_as_json_is_read_as_its_yaml_is(tmp_path: Path, demo: Path) -> None:
+    cassette = as_vcrpy_json(demo, tmp_path / "test_agent.json")
+    assert json.loads(cassette.read_text())["version"] == 1
+    as_json, as_yaml = (
+        run("audit", path, "--block", "medium.com,wikipedia.org", "--format", "json")
+        for path in (cassette, demo)
+    )
+    assert as_json.returncode == as_yaml.returncode == 1, as_json.stdout
+    [json_file], [yaml_file] = (json.loads(r.stdout)["files"] for r in (as_json, as_yaml))
+    assert json_file["violations"] == yaml_file["violations"]
+    assert json_file["transcripts"] == 1
+    assert json_file["problems"] == []
+    evidence_json, evidence_yaml = (
+        run("evidence", path, "--format", "json") for path in (cassette, demo)
+    )
+    assert evidence_json.returncode == 0
+    turns = [json.loads(r.stdout)["files"][0]["turns"] for r in (evidence_json, evidence_yaml)]
+    assert turns[0] == turns[1] != []
+
+
+def test_a_json_file_shaped_like_a_cassette_is_read_as_one(tmp_path: Path) -> None:
+    broken = tmp_path / "test_agent.json"
+    broken.write_text('{"version": 1, "interactions": {"request": {}}}\n')
+    result = run("audit", broken, "--block", "wikipedia.org")
+    assert result.returncode == 2, result.stdout
+    assert (
+        f"could not read {broken}: not a readable cassette: not a vcrpy cassette: expected a "
+        "mapping with an 'interactions' list"
+    ) in result.stdout
+
+
+@pytest.mark.parametrize("suffix", [".json", ".yaml"])
+def test_a_json_cassette_is_parsed_as_json_whatever_its_suffix(tmp_path: Path, suffix: str) -> None:
+    # vcrpy's JSON serializer escapes an emoji the API sent as UTF-8 as a surrogate pair,
+    # which YAML refuses.
+    from vcr.serializers import jsonserializer
+
+    answer = anthropic_message([
+        anthropic_search("q", ["https://en.wikipedia.org/wiki/Python"]),
+        anthropic_text("Snakes \N{SNAKE} and https://en.wikipedia.org/wiki/Python"),
+    ])  # fmt: skip
+    request = {"model": "m", "max_tokens": 9, "messages": [{"role": "user", "content": "q"}]}
+    interaction = {
+        "request": {"method": "POST", "uri": "https://api.anthropic.com/v1/messages",
+                    "body": json.dumps(request), "headers": {}},
+        "response": {"status": {"code": 200, "message": "OK"}, "headers": {},
+                     "body": {"string": json.dumps(answer, ensure_ascii=False)}},
+    }  # fmt: skip
+    cassette = tmp_path / f"test_agent{suffix}"
+    cassette.write_text(jsonserializer.serialize({"version": 1, "interactions": [interaction]}))
+    assert "\\ud83d\\udc0d and" in cassette.read_text()
+    result = run("audit", cassette, "--block", "wikipedia.org", "--format", "json")
+    assert result.returncode == 1, result.stdout
+    [file] = json.loads(result.stdout)["files"]
+    assert [(v["where"], v["url"]) for v in file["violations"]] == [
+        ("source", "https://en.wikipedia.org/wiki/Python"),
+        ("text", "https://en.wikipedia.org/wiki/Python"),
+    ]
+
+
+@pytest.mark.parametrize("command", ["audit", "evidence"])
+def test_a_folder_with_no_file_to_read_is_exit_2_not_a_clean_pass(
+    tmp_path: Path, command: str
+) -> None:
+    empty, other = tmp_path / "casettes", tmp_path / "elsewhere"
+    empty.mkdir()
+    other.mkdir()
+    (other / "test_agent.yaml.bak").write_text("interactions: []\n")
+    policy = ["--block", "wikipedia.org"] if command == "audit" else []
+    result = run(command, empty, other, *policy)
+    assert result.returncode == 2, result.stdout
+    for folder in (empty, other):
+        assert (
+            f"could not read {folder}: no file to read: {command} reads cassettes (.yaml, .yml, "
+            "vcrpy's .json) and transcripts (.jsonl, .json) in this folder and those below it, "
+            "and found none. Check the path: a mistyped or empty cassette folder would audit "
+            "nothing"
+        ) in result.stdout
+    (other / ".venv").mkdir()
+    (other / ".venv" / "cassette.yaml").write_text("interactions: []\n")
+    vendored = run(command, other, *policy)
+    assert vendored.returncode == 2
+    assert "in this folder and those below it (not searched: .venv), and found none" in (
+        vendored.stdout
+    )
+
+
 def test_evidence_lists_sources_and_citations_per_turn() -> None:
     result = run("evidence", OPENAI_DEMO)
     assert result.returncode == 0
@@ -262,8 +400,10 @@ def test_audit_skips_vendored_folders_and_scan_reads_all_but_version_control(
     ]
     assert result.stdout.splitlines()[-1].endswith("; skipped .git): 2 secret(s) found.")
     assert run("scan", tmp_path / ".git" / "config").returncode == 1, "a file named is read"
+    (tmp_path / "run.json").write_text(PROMPT_ONLY)
     audit = run("audit", tmp_path, "--allow", "python.org")
-    assert audit.returncode == 0
+    assert audit.returncode == 0, "leak.json under .venv (no transcript) was not read"
+    assert audit.stdout.startswith("0 violation(s) in 0 of 1 file(s)")
     assert "not searched: .git, .venv folders" in audit.stderr
 
 

@@ -96,7 +96,15 @@ _parsed: dict[str, bytes] = {}
 
 
 def _deserialize(text: str) -> dict[str, Any]:
-    data = load_yaml(text)
+    return from_data(load_yaml(text))
+
+
+def from_data(data: Any) -> dict[str, Any]:
+    """A cassette from its parsed form, whichever serializer wrote it.
+
+    vcrpy's JSON serializer writes the structure its YAML one does, so a ``.json``
+    cassette parsed as JSON is read from here like a YAML one.
+    """
     if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):
         raise ValueError("not a vcrpy cassette: expected a mapping with an 'interactions' list")
     check_depth(data)

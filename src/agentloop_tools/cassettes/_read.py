@@ -13,7 +13,7 @@ the rest is still read.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -79,13 +79,16 @@ class Reader:
         self._body = b""
 
     def read(self, path: str | Path) -> Reading:
-        """A cassette (``.yaml``/``.yml``) or a transcript file (``.jsonl``/``.json``).
+        """A cassette (``.yaml``/``.yml``, or a ``.json`` one vcrpy's JSON serializer
+        wrote) or a transcript file (``.jsonl``/``.json``).
 
         Never raises: whatever cannot be read is a ``Problem`` in the reading.
         """
         path = Path(path)
         if path.suffix.lower() in CASSETTE_SUFFIXES:
             return self.cassette(path)
+        if path.suffix.lower() == ".json":
+            return self._guarded(path, self._json_file)
         if path.suffix.lower() in TRANSCRIPT_SUFFIXES:
             return read_transcript_file(path)
         return Reading(
@@ -103,25 +106,46 @@ class Reader:
         adds the tool results its request carried (what client-side tools returned)
         and then its response, so each transcript has the messages the live run had.
         """
+        return self._guarded(path, self._cassette)
+
+    def _guarded(self, path: str | Path, read: Callable[[str | Path, Reading], None]) -> Reading:
         reading = Reading(str(path))
         try:
-            self._cassette(path, reading)
+            read(path, reading)
         except Exception as error:  # hostile input must never crash a reader
             reading.problems.append(Problem(str(path), None, _unexpected(error)))
             reading.transcripts.clear()
             reading.interactions.clear()
         return reading
 
-    def _cassette(self, path: str | Path, reading: Reading) -> Reading:
+    def _cassette(self, path: str | Path, reading: Reading) -> None:
         text = _text_of(path, reading)
         if text is None:
-            return reading
+            return
         try:
-            data = _format.deserialize(text)
+            data = _cassette_data(text)
         except Exception as error:
-            reason = " ".join(str(error).split())[:200]
-            reading.problems.append(Problem(str(path), None, f"not a readable cassette: {reason}"))
-            return reading
+            _not_a_cassette(path, error, reading)
+            return
+        self._conversations(path, data, reading)
+
+    def _json_file(self, path: str | Path, reading: Reading) -> None:
+        """A cassette vcrpy's JSON serializer wrote, or transcripts saved as JSON."""
+        text = _text_of(path, reading)
+        data = _UNREAD if text is None else _json_of(path, text, reading)
+        if data is _UNREAD:
+            return
+        if not _is_cassette(data):
+            _transcripts_from(path, data, reading)
+            return
+        try:
+            cassette = _format.from_data(data)
+        except Exception as error:
+            _not_a_cassette(path, error, reading)
+            return
+        self._conversations(path, cassette, reading)
+
+    def _conversations(self, path: str | Path, data: dict[str, Any], reading: Reading) -> None:
         build = _Conversation()
         for index, interaction in enumerate(data["interactions"]):
             try:
@@ -157,7 +181,6 @@ class Reader:
                 build = _Conversation()
             build.add(index, history, outcome.asked, response)
         _keep(build, reading)
-        return reading
 
     def _interaction(self, interaction: dict[str, Any]) -> _Call | object | str | None:
         """A model call, ``_TOOL_TRAFFIC``, a problem, or None for an empty or failed answer."""
@@ -353,13 +376,44 @@ def _split(messages: list[Said]) -> tuple[list[Said], list[Said]]:
 
 
 def read_cassette(path: str | Path) -> Reading:
-    """The transcripts a cassette recorded; see ``Reader`` to read many files."""
+    """The transcripts a cassette (YAML, or JSON as vcrpy's JSON serializer writes it)
+    recorded; see ``Reader`` to read many files."""
     return Reader().cassette(path)
+
+
+def _cassette_data(text: str) -> dict[str, Any]:
+    """A cassette's data: JSON when vcrpy's JSON serializer wrote it, else YAML.
+
+    JSON is parsed as JSON: YAML 1.1 reads its surrogate-pair escapes (an emoji in a
+    body) as errors and its exponents (``1e5``) as text.
+    """
+    if text.lstrip().startswith("{"):
+        try:
+            data = load_json(text)
+        except ValueError:  # flow-style YAML, or not a cassette at all
+            pass
+        else:
+            return _format.from_data(data)
+    return _format.deserialize(text)
+
+
+def _not_a_cassette(path: str | Path, error: Exception, reading: Reading) -> None:
+    reason = " ".join(str(error).split())[:200]
+    reading.problems.append(Problem(str(path), None, f"not a readable cassette: {reason}"))
+
+
+def _is_cassette(data: Any) -> bool:
+    """What vcrpy writes (``{"version": 1, "interactions": [...]}``), not a transcript."""
+    return isinstance(data, dict) and "interactions" in data and "messages" not in data
 
 
 def read_transcript_file(path: str | Path) -> Reading:
     """Transcripts saved by agentloop: JSONL (``to_jsonl``, one message per line) or JSON
-    (a list of messages, a ``{"messages": [...]}`` transcript, or a list of those)."""
+    (a list of messages, a ``{"messages": [...]}`` transcript, or a list of those).
+
+    A JSON value that holds no message (``{}``, ``{"messages": []}``, any other object)
+    is a problem: it is not a transcript with nothing to audit.
+    """
     reading = Reading(str(path))
     try:
         _read_transcripts(path, reading)
@@ -388,23 +442,84 @@ def _read_transcripts(path: str | Path, reading: Reading) -> None:
             reading.transcripts.append(Transcript(messages=messages))
             reading.interactions.append([None] * len(messages))
         return
+    data = _json_of(path, text, reading)
+    if data is _UNREAD:
+        return
+    if _is_cassette(data):
+        reason = "a vcrpy cassette, not a transcript: read it with Reader().read or read_cassette"
+        reading.problems.append(Problem(str(path), None, reason))
+        return
+    _transcripts_from(path, data, reading)
+
+
+_UNREAD = object()  # not JSON: the reason is already a problem (JSON's null is None)
+
+
+def _json_of(path: str | Path, text: str, reading: Reading) -> Any:
+    """The parsed JSON, or ``_UNREAD`` with the reason added to ``reading.problems``."""
     try:
-        data = load_json(text)
+        return load_json(text)
     except InputError as error:
         reading.problems.append(Problem(str(path), None, str(error)))
-        return
     except ValueError as error:
         reading.problems.append(Problem(str(path), None, f"not JSON: {error}"))
-        return
-    for candidate in _transcript_candidates(data):
+    return _UNREAD
+
+
+_TRANSCRIPT_SHAPES = (
+    'expected {"messages": [...]} with at least one message (Transcript.model_dump_json()), '
+    'a list of messages or of transcripts, or a vcrpy cassette ({"interactions": [...]})'
+)
+
+
+def _transcripts_from(path: str | Path, data: Any, reading: Reading) -> None:
+    from pydantic import ValidationError
+
+    for where, candidate in _transcript_candidates(data):
+        empty = _holds_no_messages(candidate)
+        if empty is not None:
+            reason = f"not an agentloop transcript: {where}{empty}; {_TRANSCRIPT_SHAPES}"
+            reading.problems.append(Problem(str(path), None, reason))
+            continue
         try:
             transcript = Transcript.model_validate(candidate)
         except ValidationError as error:
-            reason = f"not an agentloop transcript: {_first_error(error)}"
+            reason = f"not an agentloop transcript: {where}{_first_error(error)}"
             reading.problems.append(Problem(str(path), None, reason))
             continue
         reading.transcripts.append(transcript)
         reading.interactions.append([None] * len(transcript.messages))
+
+
+def _holds_no_messages(candidate: Any) -> str | None:
+    """Why ``candidate`` is no transcript at all (None when it may be one).
+
+    agentloop's ``Transcript`` ignores unknown keys and defaults to no messages, so
+    any object would validate as a transcript with nothing to audit.
+    """
+    if isinstance(candidate, list):
+        return "the list is empty" if not candidate else "the list holds more than objects"
+    if not isinstance(candidate, dict):
+        return f"the file holds {_kind(candidate)}, not an object"
+    if "messages" in candidate and "interactions" in candidate:
+        return "the object has both 'messages' and 'interactions' (a transcript or a cassette?)"
+    if "messages" not in candidate:
+        keys = ", ".join(repr(key) for key in list(candidate)[:5])
+        return f"the object has no 'messages' (its keys: {keys or 'none'})"
+    messages = candidate["messages"]
+    if not isinstance(messages, list):
+        return f"'messages' is of type {type(messages).__name__}, not a list"
+    if not messages:
+        return "'messages' is empty: there is nothing to audit"
+    return None
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true or false"
+    return "a number" if isinstance(value, int | float) else "text"
 
 
 def _unexpected(error: BaseException) -> str:
@@ -429,16 +544,15 @@ def _text_of(path: str | Path, reading: Reading) -> str | None:
     return text
 
 
-def _transcript_candidates(data: Any) -> Iterator[Any]:
-    if isinstance(data, dict):
-        yield data
-    elif isinstance(data, list) and data and all(isinstance(item, dict) for item in data):
+def _transcript_candidates(data: Any) -> Iterator[tuple[str, Any]]:
+    """Each value to read as a transcript, with where it is in the file ("" for all)."""
+    if isinstance(data, list) and data and all(isinstance(item, dict) for item in data):
         if "role" in data[0]:
-            yield {"messages": data}
+            yield "", {"messages": data}
         else:
-            yield from data
+            yield from ((f"item {number} of the list: ", item) for number, item in enumerate(data))
     else:
-        yield data
+        yield "", data
 
 
 def _first_error(error: Any) -> str:
