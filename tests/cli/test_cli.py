@@ -415,3 +415,11 @@ def test_a_named_file_that_is_not_a_cassette_is_a_problem_and_the_rest_is_read()
         "(.jsonl, .json)"
     ) in result.stdout
     assert "https://en.wikipedia.org/wiki/History_of_Python" in result.stdout
+
+
+def test_a_cassette_with_no_interaction_is_a_problem_not_a_clean_pass(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("version: 1\ninteractions: []\n")
+    result = run("audit", "--block", "wikipedia.org", empty)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "the cassette holds no interaction: nothing to audit" in result.stdout + result.stderr

@@ -146,6 +146,12 @@ class Reader:
         self._conversations(path, cassette, reading)
 
     def _conversations(self, path: str | Path, data: dict[str, Any], reading: Reading) -> None:
+        if not data["interactions"]:
+            # An audit of nothing must not read as a clean pass.
+            reading.problems.append(
+                Problem(str(path), None, "the cassette holds no interaction: nothing to audit")
+            )
+            return
         build = _Conversation()
         for index, interaction in enumerate(data["interactions"]):
             try:
