@@ -44,6 +44,7 @@ URL_IN_TEXT = re.compile(
 @given(st.lists(hits, max_size=20), st.sampled_from(POLICIES), st.integers(1, 20))
 @example([SearchHit("t", "https://python.org.evil.example/", "s")], POLICIES[0], 5)
 @example([SearchHit("see https://evil.example/x", "https://python.org/", "")], POLICIES[0], 5)
+@example([SearchHit("", "http://python.org", "", published="HTTP://PYTHON.ORG:")], POLICIES[0], 1)
 def test_the_rendered_text_never_shows_a_refused_url(
     found: list[SearchHit], policy: DomainPolicy, count: int
 ) -> None:
@@ -51,7 +52,9 @@ def test_the_rendered_text_never_shows_a_refused_url(
     for url, _ in read_rendered(text):
         assert policy.permits(url)
     for url in URL_IN_TEXT.findall(text):
-        assert policy.permits(url), (url, text)
+        # Trailing punctuation ends the sentence, not the URL, for linkifiers as for readers.
+        linked = url.rstrip(".,:;!?'*_~")
+        assert policy.permits(linked), (linked, text)
     assert len(list(read_rendered(text))) <= count
 
 
@@ -90,4 +93,6 @@ def test_the_tool_never_shows_a_refused_url_nor_a_traceback(
     text = tool.handler(None, query="python", count=20)
     assert text.startswith("Web search results (agentloop-tools)\n")
     for url in URL_IN_TEXT.findall(text):
-        assert policy.permits(url), (url, text)
+        # Trailing punctuation ends the sentence, not the URL, for linkifiers as for readers.
+        linked = url.rstrip(".,:;!?'*_~")
+        assert policy.permits(linked), (linked, text)
