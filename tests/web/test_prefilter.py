@@ -29,7 +29,8 @@ FRAGMENTS = st.sampled_from(
         "]", "](", " ", "\n", "\t", "東京", "を", "ｅ", "ｃｏｍ", "\u00ad", "\u3164",
         "\u115f", "\u200b", "İ", "K", "\u212a", "1", "127", "0x7f", "&#46;", "`", "<",
         '"', "e.com", "evil.com", "a_b.evil.com", "com.", "evil-com", "3com",
-        "xn--exmple-cua", "%2ecom", "ev%69l",
+        "xn--exmple-cua", "%2ecom", "ev%69l", "ⓔⓥⓘⓛ", "ⓒⓞⓜ", "\u0301", "\uff0d", "\ufe63",
+        "'s", "[1]", "&", ",", "!", "%", "?to=https%253A%252F%252F",
     ]
 )  # fmt: skip
 TEXTS = st.lists(FRAGMENTS, max_size=30).map("".join)
