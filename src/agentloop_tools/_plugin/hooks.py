@@ -261,7 +261,8 @@ class AgentloopSession:
         __tracebackhide__ = True
         marker = item.stash.get(MARKER, None)
         evidence = evidence_of(item)
-        if evidence is not None:
+        policy, origin = self.policy_for(item)
+        if evidence is not None and policy is not None:
             problems = evidence.problems()
             if problems:
                 pytest.fail("\n".join(problems), pytrace=False)
@@ -270,7 +271,6 @@ class AgentloopSession:
         if evidence is not None and evidence.transcripts:
             # Every answer the cassette shows must have reached the plugin: one connected
             # agent must not vouch for another that was not.
-            policy, origin = self.policy_for(item)
             answered = provider_answers(item) if policy is not None else 0
             if answered > evidence.observer.answers:
                 pytest.fail(

@@ -89,16 +89,21 @@ def recording_test_in_ci(nodeid: str, path: str, exists: bool) -> str:
     )
 
 
+_CONNECT = (
+    "Connect the test's agent in one of two ways:\n"
+    "  1. build it with the agentloop_agent fixture:\n"
+    "       agent = agentloop_agent([...tools], provider='anthropic')\n"
+    "  2. give your own agent the evidence observer:\n"
+    "       Agent.from_env(env, tools, observer=agentloop_evidence.observer)\n"
+)
+
+
 def no_evidence(nodeid: str) -> str:
     return (
         f"agentloop-tools: {nodeid} is marked @pytest.mark.domain_policy, but no agent "
         "conversation reached the plugin, so nothing was audited.\n"
-        "Connect the test's agent in one of two ways:\n"
-        "  1. build it with the agentloop_agent fixture:\n"
-        "       agent = agentloop_agent([...tools], provider='anthropic')\n"
-        "  2. give your own agent the evidence observer:\n"
-        "       Agent.from_env(env, tools, observer=agentloop_evidence.observer)\n"
-        "If this test runs no agent on purpose, say so with "
+        + _CONNECT
+        + "If this test runs no agent on purpose, say so with "
         "@pytest.mark.domain_policy(..., require_evidence=False); it is then listed as not "
         f"audited in the summary. See {DOCS}."
     )
@@ -108,23 +113,8 @@ def unseen_conversation(nodeid: str, requests: int, origin: str) -> str:
     return (
         f"agentloop-tools: {nodeid} sent {requests} request(s) to a model provider (see its "
         "cassette), but no agent conversation reached the plugin, so the project's domain "
-        f"policy (from {origin}) audited nothing.\n"
-        "Connect the test's agent in one of two ways:\n"
-        "  1. build it with the agentloop_agent fixture:\n"
-        "       agent = agentloop_agent([...tools], provider='anthropic')\n"
-        "  2. give your own agent the evidence observer:\n"
-        "       Agent.from_env(env, tools, observer=agentloop_evidence.observer)\n"
-        f"See {DOCS}."
+        f"policy (from {origin}) audited nothing.\n" + _CONNECT + f"See {DOCS}."
     )
-
-
-_CONNECT = (
-    "Connect the test's agent in one of two ways:\n"
-    "  1. build it with the agentloop_agent fixture:\n"
-    "       agent = agentloop_agent([...tools], provider='anthropic')\n"
-    "  2. give your own agent the evidence observer:\n"
-    "       Agent.from_env(env, tools, observer=agentloop_evidence.observer)\n"
-)
 
 
 def opted_out_but_sent(nodeid: str, requests: int) -> str:
