@@ -226,6 +226,18 @@ def test_an_expected_failure_does_not_excuse_a_breach(
     result.stdout.fnmatch_lines(["FAILED test_agent.py::test_agent - Failed: 2 domain policy *"])
 
 
+def test_an_xfail_that_names_the_plugins_failure_expects_the_breach(
+    project: pytest.Pytester,
+) -> None:
+    # How a suite shows that a breach fails the build (examples/ does): said in so many words.
+    marker = (
+        '@pytest.mark.xfail(strict=True, raises=pytest.fail.Exception, reason="a breach")\n'
+        '@pytest.mark.domain_policy(block=["wikipedia.org"])'
+    )
+    project.makepyfile(test_agent=LEAKY_TEST.format(marker=marker))
+    project.runpytest("--record-mode=once").assert_outcomes(xfailed=1)
+
+
 TWO_AGENTS = """
 import pytest
 from agentloop import Agent

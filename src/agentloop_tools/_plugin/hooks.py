@@ -155,9 +155,14 @@ class AgentloopSession:
     ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         """Attach the test's evidence to its report, so xdist carries it to the controller."""
         report = yield
-        if call.when == "call" and item.stash.get(_GATE_FAILED, False) and report.skipped:
-            # An xfail marker expects the test's own failure, never the plugin's: a
-            # breach must not read as "expected to fail" (or turn a strict XPASS green).
+        if (
+            call.when == "call"
+            and item.stash.get(_GATE_FAILED, False)
+            and report.skipped
+            and not _expects_the_gate(item)
+        ):
+            # An xfail marker expects the test's own failure, not the plugin's: a breach
+            # must not read as "expected to fail" (or turn a strict XPASS green).
             report.outcome = "failed"
             if hasattr(report, "wasxfail"):
                 del report.wasxfail
@@ -362,6 +367,16 @@ def in_scope(item: pytest.Item) -> bool:
         bool(OUR_FIXTURES.intersection(names))
         or item.get_closest_marker("domain_policy") is not None
     )
+
+
+def _expects_the_gate(item: pytest.Item) -> bool:
+    """Whether the test's xfail names the plugin's failure: ``raises=pytest.fail.Exception``."""
+    marker = item.get_closest_marker("xfail")
+    raises = marker.kwargs.get("raises") if marker is not None else None
+    try:
+        return raises is not None and issubclass(pytest.fail.Exception, raises)
+    except TypeError:  # not a class or tuple of classes: pytest reports that itself
+        return False
 
 
 def evidence_of(item: pytest.Item) -> AgentloopEvidence | None:
