@@ -430,11 +430,16 @@ class DomainPolicy:
                     return False if rule is not None else None
                 return rule if rule is not None else False
         if self._mode == "allow":
-            if locate(found.readings[0]) is None:
-                return False  # relative links and mailto: reach no host
-            if has_deleted(found.readings[0]):
-                return None  # browsers delete it from the host, markdown-it keeps it
-            return False if self._judge_url(found.readings[0])[0] else None
+            # Every reading must be admitted: "https://evil.net'.python.org/" is a
+            # python.org host to a browser and a link to evil.net to a renderer.
+            for reading in found.readings:
+                if locate(reading) is None:
+                    continue  # relative links and mailto: reach no host
+                if has_deleted(reading):
+                    return None  # browsers delete it from the host, markdown-it keeps it
+                if not self._judge_url(reading)[0]:
+                    return None
+            return False
         for reading in found.readings:
             # A redirect's target counts, however it is escaped ("?to=https%253A%252F...").
             permitted, rule = self._judge_url(reading)

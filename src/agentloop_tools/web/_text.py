@@ -32,6 +32,7 @@ _DEFANGED_ANYWHERE = re.compile(r"[\[({](?:\.|dot)[\])}]", re.IGNORECASE)
 # Where links start inside a token: a scheme (special schemes may omit "//", as
 # browsers accept "https:example.com"), "//" after opening punctuation, "www.".
 _LINK_SCHEMES = frozenset({"http", "https", "hxxp", "hxxps", "ftp", "ws", "wss", "fxp"})
+_UNLINKED_SCHEMES = frozenset({"hxxp", "fxp:"})  # defanged: no renderer links them
 _SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-")
 _BEFORE_SCHEME_RELATIVE = frozenset("([<'=*_~|,")
 _NOT_BEFORE_WWW = _SCHEME_CHARS | frozenset("/@\\")
@@ -42,9 +43,9 @@ _WWW = re.compile(r"www\.", re.IGNORECASE)
 _IPV4_PART = re.compile(r"0[xX][0-9A-Fa-f]*|[0-9]+")
 # CJK and full-width punctuation ends a link: Chinese and Japanese text puts no
 # space between a URL and the next word. Full stops stay: inside a host they
-# are label separators to IDNA; so does the full-width hyphen, a "-" to IDNA.
+# are label separators to IDNA.
 _CJK_STOP = re.compile(
-    r"[\u3001\u3003-\u3011\u3014-\u301f\uff01-\uff0c\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff60\uff62-\uff65]"
+    r"[\u3001\u3003-\u3011\u3014-\u301f\uff01-\uff0d\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff60\uff62-\uff65]"
 )
 _BRACKET = re.compile(r"[\[\]]")
 TOKEN_RUN = re.compile(r"[^\s<>\"`]*")
@@ -65,26 +66,21 @@ _DELETED = (
     "\u206a-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\U0001bca0-\U0001bca3"
     "\U0001d173-\U0001d17a\U000e0100-\U000e01ef"
 )
-# Besides word characters: combining marks ("e\u0301vil.com" is évil.com), and the
-# symbols NFKC (and so IDNA) maps to ASCII letters, digits or "-": circled letters
-# ("ⓔⓥⓘⓛ.com" is evil.com), squared and parenthesised letters, unit signs, the small
-# and full-width hyphens. Listed from unicodedata: every such code point \w misses.
-_MARKS = "\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"
-_SYMBOL_LETTERS = (
-    "\u20a8\u2116\u2120-\u2122\u213b\u24b6-\u24e9\u3250\u32cc-\u32cf\u3371-\u337a"
-    "\u3380-\u3381\u3383-\u338b\u338e-\u3394\u3396-\u339a\u339c-\u33a6\u33a9-\u33ad"
-    "\u33b0-\u33b1\u33b3-\u33b5\u33b7-\u33bb\u33bd-\u33bf\u33c3-\u33c5\u33c8-\u33d7"
-    "\u33d9-\u33dd\u33ff\ufe63\uff0d\U0001f12b-\U0001f12e\U0001f130-\U0001f14f"
-    "\U0001f16a-\U0001f16c\U0001f190"
-)
+# Besides word characters: the combining accents ("e\u0301vil.com" is évil.com) and the
+# letters that are symbols to Unicode but spell words, which NFKC (and so IDNA) maps to
+# ASCII: circled and squared Latin letters ("ⓔⓥⓘⓛ.com" is evil.com). Not signs such as
+# "™" or "№", nor the full-width hyphen: after a host in prose they end it, as
+# renderers and readers take them ("example.com™", "example.com－官方网站").
+_MARKS = "\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\ufe20-\ufe2f"
+_SYMBOL_LETTERS = "\u24b6-\u24e9\U0001f130-\U0001f149"
 _LABEL_BODY = rf"\w\-{_DELETED}{_MARKS}{_SYMBOL_LETTERS}"
 _LABEL_CHARS = rf"[{_LABEL_BODY}]"
-# What GFM's autolinker and linkify-it end a link's domain at: anything but ASCII
-# letters, digits, "." "_" "-" ("https://evil.com's", "https://evil.com[1]" link to
-# evil.com), and the userinfo and port marks they read as a browser does. The cut is a
-# second reading; the link as written is read too. Characters UTS #46 deletes do not
-# end it: linkifiers keep them in the host.
-_RENDERED_HOST_STOP = re.compile(rf"[^A-Za-z0-9._:@{_DELETED}-]")
+# Where GFM's autolinker and linkify-it end a link's domain: punctuation
+# ("https://evil.com's", "https://evil.com[1]" link to evil.com) and characters
+# other than ASCII, but not the userinfo and port marks or the ASCII symbols
+# (+ = $ ~) linkify-it keeps. The cut is a second reading; the link as written is
+# read too. Characters UTS #46 deletes do not end it: linkifiers keep them in the host.
+_RENDERED_HOST_STOP = re.compile(rf"[^A-Za-z0-9._~:@$+={_DELETED}-]")
 _DELETED_CHAR = re.compile(f"[{_DELETED}]")
 _DELETED_RANGES = [
     (match.group(1), match.group(2) or match.group(1))
@@ -286,6 +282,15 @@ def _add_link(
     authorities.append((start, host_end))
     written = token[start:end]
     stop = _RENDERED_HOST_STOP.search(token, host_start, host_end)
+    if (
+        stop is not None
+        and (
+            "@" in token[stop.start() : host_end]  # userinfo: the host after "@" is linked
+            or _DEFANGED_DOT.match(token, stop.start())  # defanged: read as refanged instead
+            or token[start : start + 4].lower() in _UNLINKED_SCHEMES
+        )
+    ):
+        stop = None
     if stop is None or stop.start() == host_start:
         found.append(Found(start, end, written, "url", (written,)))
     else:

@@ -51,7 +51,7 @@ _RFC_HOST = re.compile(r"\[[^\]]*\]|[^:@]*")
 _NESTED = re.compile(r"(?i)(?<![A-Za-z0-9+.\-])(?:https?|ftp|wss?):[/\\]{2}[^&\s]+")
 _SCHEME_SLASHES = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:[/\\]*")
 _AUTHORITY_END = re.compile(r"[/\\?#]")
-_ESCAPED_SCHEME = re.compile(r"(?i)%25|%3A|%2F|%5C")
+_NESTED_RELATIVE = re.compile(r"(?<==)[/\\]{2}(?![/\\])[^&\s]+")
 # IPv6 forms that carry an IPv4 address in their last 32 bits and reach it:
 # IPv4-mapped (::ffff:0:0/96), IPv4-compatible (::/96, deprecated but routed by some
 # stacks) and the NAT64 well-known prefix (64:ff9b::/96).
@@ -224,17 +224,25 @@ def nested_urls(url: str) -> list[str]:
     ``https://good.com/r?to=https%3A%2F%2Fevil.com%2F`` carries ``https://evil.com/``:
     escapes are decoded (twice at most, for double-encoded targets).
     """
-    if "%" not in url and url.find(":", url.find(":") + 1) == -1:
-        return []  # no second scheme, escaped or not
+    if (
+        "%" not in url
+        and "=/" not in url
+        and "=\\" not in url
+        and url.find(":", url.find(":") + 1) == -1
+    ):
+        return []  # no second scheme or scheme-relative target, escaped or not
     scheme = _SCHEME_SLASHES.match(url)
     authority_end = _AUTHORITY_END.search(url, scheme.end() if scheme is not None else 0)
     if authority_end is None:
         return []
     tail = url[authority_end.start() :]
     for _ in range(2):
-        if "%" in tail and _ESCAPED_SCHEME.search(tail):
+        if "%" in tail and _ESCAPE.search(tail):
             tail = unquote(tail, errors="replace")
-    return [nested.group() for nested in _NESTED.finditer(tail)]
+    carried = [nested.group() for nested in _NESTED.finditer(tail)]
+    # "?next=//evil.com": a redirector sends the browser there on its own scheme.
+    carried += ["https:" + nested.group() for nested in _NESTED_RELATIVE.finditer(tail)]
+    return carried
 
 
 def refang(text: str) -> str:
