@@ -209,6 +209,20 @@ def main() -> None:
             f"audit {megabytes:.2f} MB link-dense, {mode}, 100,000 rules: "
             f"{elapsed * 1000:.0f} ms ({megabytes / elapsed:.1f} MB/s), {found} violations"
         )
+    # The same text when every link is to a blocked host: the rule-out then reads every
+    # token, so this is the blocklist's slowest case (documented, not a target).
+    breached = dense_text(1_000_000, big[:2000], seed=4)
+    breached_transcript = Transcript()
+    breached_transcript.add_user_message("question")
+    breached_transcript.add_assistant_message([TextPart(text=breached)])
+    megabytes = len(breached.encode()) / 1e6
+    policy = DomainPolicy.block(big)
+    elapsed = best_of(7, partial(policy.audit, breached_transcript))
+    found = len(policy.audit(breached_transcript))
+    print(
+        f"audit {megabytes:.2f} MB link-dense, every link blocked, 100,000 rules: "
+        f"{elapsed * 1000:.0f} ms ({megabytes / elapsed:.1f} MB/s), {found} violations"
+    )
 
     # Hostile shapes: each must stay linear (200,000 characters in well under a second).
     size = 200_000
