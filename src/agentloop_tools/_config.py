@@ -13,8 +13,6 @@ A parent folder's pyproject.toml (a monorepo root, a home folder) is never read.
 
 from __future__ import annotations
 
-import configparser
-import difflib
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -74,6 +72,8 @@ def read_table(path: Path) -> dict[str, Any] | None:
 
 def _refuse_near_miss(path: Path, tools: dict[str, Any]) -> None:
     """A table named almost like ours (``[tool.agentloop_tools]``) is a typo, not no policy."""
+    import difflib
+
     near = difflib.get_close_matches(
         "agentloop-tools", [str(key) for key in tools], n=1, cutoff=0.8
     )
@@ -269,6 +269,8 @@ def pytest_settings(inifile: Path) -> dict[str, Any] | None:
         settings = dict(options) if isinstance(options, dict) else {}
         settings.update((key, value) for key, value in native.items() if key != "ini_options")
         return settings
+    import configparser  # only for ini-style files, off the start-up path otherwise
+
     parser = configparser.ConfigParser(interpolation=None, strict=False)
     parser.optionxform = str  # type: ignore[assignment,method-assign]
     try:

@@ -95,9 +95,12 @@ class AgentloopSession:
         """
         problems = []
         registered = _registered_markers(self.config)
+        near: dict[str, bool] = {}  # by marker name: a suite has few names, many tests
         for item in items:
             for mark in item.iter_markers():
-                if marker_near_miss(mark.name, registered):
+                if mark.name not in near:
+                    near[mark.name] = marker_near_miss(mark.name, registered)
+                if near[mark.name]:
                     problem = messages.marker_near_miss(item.nodeid, mark.name, MARKER_NAME)
                     problems.append(problem)
                     item.stash[_MARKER_PROBLEM] = problem

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentloop_tools._plugin.scope import in_scope, needs_pytest, pytest_version
+from agentloop_tools._plugin.scope import MIN_PYTEST, in_scope, needs_pytest, pytest_version
 
 # The plugin's options, by dest, and the value each has when not given.
 _OPTIONS = {
@@ -52,7 +52,8 @@ class Inert:
     def pytest_report_header(self, config: pytest.Config) -> str | None:
         if config.getoption("verbose", 0) > 0:
             running = ".".join(map(str, pytest_version()))
-            return f"agentloop-tools: inactive (pytest {running} is older than it supports)"
+            floor = ".".join(map(str, MIN_PYTEST))
+            return f"agentloop-tools: inactive: pytest {running} is older than {floor}, its floor"
         return None
 
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:

@@ -8,7 +8,6 @@ with a usage error naming it, never half-way through with some tests unaudited.
 from __future__ import annotations
 
 import contextlib
-import difflib
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -120,7 +119,12 @@ def refuse_unknown_ini_keys(config: pytest.Config) -> None:
     registered = set(getattr(getattr(config, "_parser", None), "_inidict", {}) or ())
     registered.update(PLUGIN_INI_KEYS)
     where = config.inipath.name if config.inipath is not None else "-o"
-    for key in sorted(written_ini_keys(config) - registered):
+    unknown = sorted(written_ini_keys(config) - registered)
+    if not unknown:
+        return
+    import difflib
+
+    for key in unknown:
         near = difflib.get_close_matches(key, PLUGIN_INI_KEYS, n=1, cutoff=0.8)
         if key.startswith("agentloop") or near:
             raise pytest.UsageError(
@@ -132,6 +136,8 @@ def marker_near_miss(name: str, registered: set[str]) -> bool:
     """An unregistered marker name one or two typos from ``domain_policy``."""
     if name == MARKER_NAME or name in registered:
         return False
+    import difflib
+
     if difflib.get_close_matches(name, [MARKER_NAME], n=1, cutoff=0.8):
         return True
     return _edits(name.lower(), MARKER_NAME) <= 2
