@@ -172,8 +172,15 @@ class AgentloopSession:
         ends in ``pytest.skip()`` or ``pytest.xfail()`` after its agent ran is audited
         all the same: a breach is never turned into a skip.
         """
-        plain_vcr = not in_scope(item) and self.default.policy is not None
-        if plain_vcr and "vcr" in getattr(item, "funcargs", {}):
+        ours = in_scope(item)
+        # A plain vcrpy test under the project's policy: its recorded model traffic is
+        # evidence the plugin never saw, so the policy would check nothing.
+        plain_vcr = (
+            not ours and self.default.policy is not None and "vcr" in getattr(item, "funcargs", {})
+        )
+        if not ours and not plain_vcr:
+            return (yield)  # not the plugin's test: its outcome is its own
+        if plain_vcr:
             self._refuse_recording_model_traffic_in_ci(item)
         ended: BaseException | None = None
         try:
@@ -183,16 +190,14 @@ class AgentloopSession:
                 raise  # skipped before any agent ran: a skip, as the test says
             ended, result = early, None
         try:
-            if in_scope(item):
+            if ours:
                 from agentloop_tools._plugin.cassette import check_unused_interactions
 
                 if ended is None:
                     check_unused_interactions(item)
                 self._require_evidence(item)
                 self._audit(item)
-            elif plain_vcr and "vcr" in getattr(item, "funcargs", {}):
-                # A plain vcrpy test under the project's policy: its recorded model traffic
-                # is evidence the plugin never saw, so the policy would check nothing.
+            else:
                 self._require_evidence(item)
         except pytest.fail.Exception as failure:
             item.stash[_GATE_FAILED] = True
