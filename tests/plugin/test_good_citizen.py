@@ -421,3 +421,34 @@ def test_two_sources_of_a_project_policy_are_a_usage_error(project: pytest.Pytes
     result = project.runpytest()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*a project-wide domain policy is set in 2 places*keep one."])
+
+
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [
+        (
+            "marker:block=DomainPolicy.block(['wikipedia.org'])",
+            "*block= takes a list of domains, and this is a DomainPolicy; pass it as "
+            "policy=DomainPolicy.block(?'wikipedia.org'?) instead.",
+        ),
+        (
+            "ini:agentloop_block_domains = wikipedia.org medium.com",
+            "*entry 'wikipedia.org medium.com' holds 2 domains separated by spaces; separate "
+            "them with commas (wikipedia.org, medium.com) or put one per line.",
+        ),
+    ],
+)
+def test_a_near_miss_of_a_policy_setting_says_what_was_meant(
+    project: pytest.Pytester, setting: str, message: str
+) -> None:
+    where, written = setting.split(":", 1)
+    if where == "ini":
+        project.makeini(f"[pytest]\n{written}\n")
+        marker = ""
+    else:
+        marker = f"@pytest.mark.domain_policy({written})"
+    source = "from agentloop_tools.web import DomainPolicy\n" + LEAKY_TEST.format(marker=marker)
+    project.makepyfile(test_agent=source)
+    result = project.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])

@@ -159,6 +159,38 @@ def recorded_provider_requests(cassette: Any) -> int:
     return sum(1 for request in cassette.requests if provider_for_host(request.host or ""))
 
 
+def recorded_search_apis(request: pytest.FixtureRequest) -> list[tuple[str, str]]:
+    """The search APIs this test's cassette holds requests to: ``(backend, base URL)``.
+
+    The hosted APIs by host; a SearXNG instance by its JSON search request
+    (``GET <base>/search?...format=json``).
+    """
+    if request.node.get_closest_marker("vcr") is None:
+        return []
+    cassette = request.getfixturevalue("vcr")
+    if cassette is None:
+        return []
+    from urllib.parse import parse_qs, urlsplit
+
+    from agentloop_tools._providers import search_api_for_host
+
+    found = []
+    for recorded in cassette.requests:
+        api = search_api_for_host(recorded.host or "")
+        if api is not None:
+            found.append((api.name, f"https://{api.host}"))
+            continue
+        parts = urlsplit(recorded.uri)
+        if (
+            recorded.method == "GET"
+            and parts.path.endswith("/search")
+            and parse_qs(parts.query).get("format") == ["json"]
+        ):
+            base = f"{parts.scheme}://{parts.netloc}{parts.path[: -len('/search')]}"
+            found.append(("searxng", base))
+    return found
+
+
 def provider_answers(item: pytest.Item) -> int:
     """Successful (2xx) model-provider responses this test replayed or recorded."""
     cassette = (getattr(item, "funcargs", None) or {}).get("vcr")

@@ -72,6 +72,7 @@ class AgentloopSession:
             or self.provider is not None
             or self._reports_wanted()
             or bool(config.getoption("agentloop_record_in_ci"))
+            or bool(config.getoption("agentloop_from_scripts"))
         )
         if not configured and config.getoption("verbose", 0) <= 0:
             return None

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from agentloop_tools._docs import docs_url
 
 RECORD_IN_CI_OPTION = "--agentloop-record-in-ci"
+FROM_SCRIPTS_OPTION = "--agentloop-from-scripts"
 
 
 def rerun_command(nodeid: str, record_mode: str) -> str:
@@ -228,7 +229,18 @@ def no_cassette_file(nodeid: str, path: str, sent: str) -> str:
         f"The agent sent: {sent}\n"
         "Record it once with real keys in the environment:\n"
         f"  {rerun_command(nodeid, 'once')}\n"
-        "or record it from a scripted provider: "
+        "or with no key, from the script the agentloop_script fixture gives:\n"
+        f"  {rerun_command(nodeid, 'once')} {FROM_SCRIPTS_OPTION}\n"
+        f"See {docs_url('recording-without-provider')}"
+    )
+
+
+def no_script(nodeid: str) -> str:
+    return (
+        f"agentloop-tools: {nodeid} records from scripts ({FROM_SCRIPTS_OPTION}), but the "
+        "agentloop_script fixture gives no script for it. Override the fixture in a "
+        "conftest.py to return a ScriptedProvider (or its list of responses) for "
+        f"request.node, or pass http_client= to agentloop_agent. See "
         f"{docs_url('recording-without-provider')}"
     )
 

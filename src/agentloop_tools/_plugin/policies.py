@@ -29,6 +29,7 @@ PLUGIN_INI_KEYS = (
     "agentloop_allow_domains",
     "agentloop_block_domains",
     "agentloop_policy_file",
+    "agentloop_search_backend",
     "agentloop_volatile_fields",
 )
 
