@@ -118,6 +118,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default="",
     )
     parser.addini(
+        "agentloop_max_cassette_age",
+        "Replayed cassettes older than this (90d, 12w) warn or fail "
+        "(agentloop_cassette_age_action).",
+        default="",
+    )
+    parser.addini(
+        "agentloop_cassette_age_action",
+        "What an old cassette does: warn (default) or fail.",
+        default="warn",
+    )
+    parser.addini(
         "agentloop_volatile_fields",
         "Request body fields ignored when matching cassettes (dotted paths, * for lists).",
         type="linelist",
@@ -229,13 +240,23 @@ def _agentloop_cassette_guard(request: pytest.FixtureRequest) -> Iterator[None]:
     if not in_scope(request.node):
         yield
         return
-    from agentloop_tools._plugin.cassette import cassette_state, fail_on_miss
+    from agentloop_tools._plugin.cassette import cassette_state, fail_on_miss, remember_cassettes
     from agentloop_tools._plugin.network import guard_provider_hosts, skip_backoff
 
+    if (
+        request.config.getoption("record_mode", default=None) == "rewrite"
+        and request.node.get_closest_marker("vcr") is not None
+    ):
+        remember_cassettes(request)  # before pytest-recording's vcr fixture deletes them
     state = cassette_state(request)
     if state == "replaying":
+        session = session_of(request.config)
         skip_backoff(request)
-        fail_on_miss(request, session_of(request.config).matcher)
+        fail_on_miss(request, session.matcher)
+        if session.max_cassette_age:
+            from agentloop_tools._plugin.cassette import check_age
+
+            check_age(request, session.max_cassette_age, session.cassette_age_action)
     else:
         guard_provider_hosts(request, state)
     yield

@@ -452,3 +452,30 @@ def test_a_near_miss_of_a_policy_setting_says_what_was_meant(
     result = project.runpytest()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([message])
+
+
+@pytest.mark.parametrize("xfail", ["", "@pytest.mark.xfail(reason='flaky')"])
+def test_a_body_that_fails_after_a_breach_reports_the_breach(
+    project: pytest.Pytester, xfail: str
+) -> None:
+    marker = f'@pytest.mark.domain_policy(block=["wikipedia.org"])\n{xfail}'
+    after = "assert False, 'the answer was too short'"
+    project.makepyfile(test_agent=ENDS_WITH.format(marker=marker, before="pass", after=after))
+    result = project.runpytest("--record-mode=once", "-k", "ends_early")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*2 domain policy violations*",
+            "*(the test body also failed, after its agent ran: AssertionError: the answer was*",
+        ]
+    )
+
+
+def test_a_body_that_fails_after_a_clean_run_keeps_its_own_failure(
+    project: pytest.Pytester,
+) -> None:
+    marker = '@pytest.mark.domain_policy(block=["example.com"])\n@pytest.mark.xfail(reason="x")'
+    project.makepyfile(
+        test_agent=ENDS_WITH.format(marker=marker, before="pass", after="assert False")
+    )
+    project.runpytest("--record-mode=once", "-k", "ends_early").assert_outcomes(xfailed=1)

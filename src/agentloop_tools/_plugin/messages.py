@@ -85,6 +85,23 @@ def recording_test_in_ci(nodeid: str, path: str, exists: bool) -> str:
     )
 
 
+def cassette_too_old(nodeid: str, path: str, days: int, max_age: str) -> str:
+    return (
+        f"agentloop-tools: {nodeid} replays a cassette recorded {days} days ago, older than "
+        f"agentloop_max_cassette_age = {max_age}: the web it recorded has moved on.\n"
+        f"Cassette: {path}\nRe-record it:\n  {rerun_command(nodeid, 'rewrite')}"
+    )
+
+
+def cassette_age_unknown(nodeid: str, path: str, max_age: str) -> str:
+    return (
+        f"agentloop-tools: {nodeid} replays a cassette that does not say when it was "
+        f"recorded (no provenance), so agentloop_max_cassette_age = {max_age} cannot be "
+        f"checked. Cassette: {path}. Re-record it once to date it:\n"
+        f"  {rerun_command(nodeid, 'rewrite')}"
+    )
+
+
 def marker_near_miss(nodeid: str, written: str, right: str) -> str:
     return (
         f"@pytest.mark.{written} on {nodeid} is not a registered marker, and it is one "
@@ -115,6 +132,14 @@ def ended_after_breach(how: str) -> str:
     return (
         f"(the test called pytest.{how}() after its agent ran: a domain policy failure "
         "fails the test whatever the body did afterwards)"
+    )
+
+
+def body_failed_too(error: BaseException) -> str:
+    first = (str(error).strip().splitlines() or [""])[0][:200]
+    return (
+        f"(the test body also failed, after its agent ran: {type(error).__name__}"
+        f"{': ' + first if first else ''})"
     )
 
 

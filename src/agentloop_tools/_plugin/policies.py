@@ -30,6 +30,8 @@ PLUGIN_INI_KEYS = (
     "agentloop_block_domains",
     "agentloop_policy_file",
     "agentloop_search_backend",
+    "agentloop_max_cassette_age",
+    "agentloop_cassette_age_action",
     "agentloop_volatile_fields",
 )
 
