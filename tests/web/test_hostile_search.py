@@ -179,3 +179,11 @@ def test_searxng_on_loopback_reads_through_the_default_client() -> None:
 def test_the_bounds_are_validated(option: str, value: object) -> None:
     with pytest.raises(ValueError, match=f"web_search\\({option}="):
         web_search(brave(BRAVE_KEY), **{option: value})  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("location", ["data:,x", "http:\\\\host\\", "https://ok.example/next"])
+def test_a_redirect_is_a_coded_error_whatever_its_location(location: str) -> None:
+    respond = answer(b"", "302 Found", Location=location)
+    with raw_server(respond) as server:
+        content = bounded(lambda: _search(server.base, attempts=2))
+    _coded(content, "search-failed")

@@ -449,7 +449,8 @@ class _SearchEngine:
                 body = _search_http.read_body(streamed, self.max_bytes, ends)
             finally:
                 streamed.close()
-        except _search_http.TooLarge as exc:
+        except (_search_http.TooLarge, httpx.InvalidURL) as exc:
+            # InvalidURL: httpx reads a redirect's Location even when not following it.
             logger.info("%s: %s", self.backend.name, exc)
             return _Outcome(None, exc)
         except (httpx.HTTPError, httpx.StreamError) as exc:
@@ -716,6 +717,8 @@ def _transport_reason(error: BaseException | None) -> str:
         return "a connection error"
     if isinstance(error, httpx.DecodingError):
         return "a response that could not be decoded"
+    if isinstance(error, httpx.InvalidURL):
+        return "a redirect to a URL that cannot be read (redirects are never followed)"
     return "a transport error"
 
 
