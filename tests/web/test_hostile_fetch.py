@@ -7,6 +7,7 @@ blow-up fails the test instead of stalling the run. No speed is asserted here.
 from __future__ import annotations
 
 import logging
+import os
 import socket
 import textwrap
 import time
@@ -401,3 +402,55 @@ def test_a_slow_pdf_does_not_outlive_the_fetch(monkeypatch: pytest.MonkeyPatch) 
     _pdf_fetch(shared_stream_pdf(2, b"BT /F1 12 Tf 72 720 Td (Words) Tj ET"), timeout=3)
     assert calls
     assert max(calls) <= 3
+
+
+def _other_pythons() -> list[str]:
+    """Every other Python 3.12+ found (PATH, pyenv): the address table must not depend on
+    the version's ``ipaddress`` (3.12.1 and 3.13 disagree on 2002::/16)."""
+    import glob
+    import shutil
+    import subprocess
+    import sys
+
+    found = {shutil.which(f"python3.{minor}") for minor in range(12, 20)}
+    found |= set(glob.glob(os.path.expanduser("~/.pyenv/versions/3.1[2-9]*/bin/python")))
+    usable = []
+    for path in sorted(p for p in found if p):
+        if os.path.realpath(path) == os.path.realpath(sys.executable):
+            continue
+        check = subprocess.run(
+            [path, "-c", "import sys; print(sys.version_info >= (3, 12))"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        if check.stdout.strip() == "True":  # a pyenv shim without a version answers 127
+            usable.append(path)
+    return usable
+
+
+def test_the_address_table_agrees_on_every_installed_python() -> None:
+    import subprocess
+    from ipaddress import ip_address
+
+    from agentloop_tools.web import _address
+
+    pythons = _other_pythons()
+    if not pythons:
+        pytest.skip("no other Python 3.12+ installed to compare with")
+    samples = ["2002:808:808::1", "2002:7f00:1::", "2001:0:4136:e378:8000:63bf:3fff:fdd2"]
+    samples += ["::8.8.8.8", "64:ff9b::808:808", "8.8.8.8", "2606:4700::1111", "100.64.0.1"]
+    here = [str(_address.refusal(ip_address(sample))) for sample in samples]
+    # _address.py imports only ipaddress: loaded by path, it runs on a bare interpreter.
+    script = (
+        "import importlib.util, ipaddress, sys\n"
+        f"spec = importlib.util.spec_from_file_location('a', {_address.__file__!r})\n"
+        "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
+        "for s in sys.argv[1:]: print(m.refusal(ipaddress.ip_address(s)))\n"
+    )
+    for python in pythons:
+        run = subprocess.run(
+            [python, "-c", script, *samples], capture_output=True, text=True, timeout=60
+        )
+        assert run.returncode == 0, run.stderr
+        assert run.stdout.splitlines() == here, python
