@@ -182,8 +182,9 @@ def test_a_missing_cassette_says_where_it_looked_and_how_to_record(
             "The agent sent: POST https://api.anthropic.com/v1/messages  (asks: What is new*",
             "Record it once with real keys in the environment:",
             "  pytest test_agent.py::test_agent --record-mode=once",
-            "or record it from a scripted provider: https://*/testing.md"
-            "#recording-without-a-live-provider",
+            "or with no key, from the script the agentloop_script fixture gives:",
+            "  pytest test_agent.py::test_agent --record-mode=once --agentloop-from-scripts",
+            "See https://*/testing.md#recording-without-a-live-provider",
         ],
         consecutive=True,
     )
