@@ -41,6 +41,7 @@ def literal(cell: str) -> object:
 URL_ROWS = table("### Decision table: URLs")
 TEXT_ROWS = table("### Decision table: answer text")
 BARE_ROWS = table("### Bare hosts")
+COMMAND_ROWS = table("### Commands")
 
 
 @pytest.mark.parametrize(("url", "allow", "block"), [row[:3] for row in URL_ROWS])
@@ -67,7 +68,7 @@ def audit_text(policy: DomainPolicy, text: str) -> list[str]:
     return [violation.url for violation in violations]
 
 
-@pytest.mark.parametrize(("text", "allow", "block"), [row[:3] for row in TEXT_ROWS])
+@pytest.mark.parametrize(("text", "allow", "block"), [row[:3] for row in TEXT_ROWS + COMMAND_ROWS])
 def test_text_findings_match_the_documented_table(text: str, allow: str, block: str) -> None:
     value = literal(text)
     assert isinstance(value, str)

@@ -44,6 +44,12 @@ HOSTILE = {
     # One link whose redirect target is blocked: the mentions inside it are that link.
     "nested redirects": ("https://a.example/?u=" + "https://b.com/" * (N // 14), 1, 1),
     "code spans with slashes": ("`//b.com` " * (N // 10), 0, N // 10),
+    # Commands an allowlist reads the targets of (issue 16): each word read once.
+    "command words": ("ssh " * (N // 4), 0, 0),
+    "commands with quotes": ("curl '" * (N // 6), 0, 0),
+    "commands in a pipeline": ("| http " * (N // 7), 0, 0),
+    "scp-like targets": ("a@b.com:x " * (N // 10), N // 10, N // 10),
+    "ssh-config lines": ("\nHostName b.com" * (N // 15), N // 15, N // 15),
 }
 
 

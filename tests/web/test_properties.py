@@ -134,6 +134,7 @@ TEXTS = st.one_of(st.text(), st.lists(TRICKY, max_size=40).map("".join))
 @settings(max_examples=400)
 @given(text=TEXTS)
 @example(text="https://\ud800.com/ \ud800example.com")
+@example(text="\ud800 curl evil.com/x and git@evil.com:org/r.git")
 @example(text="hxxp://[.]" + "(" * 50 + "https://a.b/" + ")" * 50)
 def test_permits_match_and_audit_never_raise(text: str) -> None:
     for policy in (

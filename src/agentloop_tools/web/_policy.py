@@ -17,6 +17,7 @@ from typing import Any, Literal
 from agentloop import HostedTool, Transcript
 from agentloop.transcript import Message, TextPart, join_text
 
+from agentloop_tools.web._commands import command_targets
 from agentloop_tools.web._evidence import message_sources, messages_of
 from agentloop_tools.web._fetch_record import reached
 from agentloop_tools.web._index import RuleIndex
@@ -382,7 +383,30 @@ class DomainPolicy:
         extra = split_attributes(text)
         if extra:
             violations = self._merge_attributes(violations, extra, index, verdicts)
+        if self._mode == "allow":
+            # A blocklist flags these hosts as mentions already.
+            commands = command_targets(text)
+            if commands:
+                violations = self._add_commands(violations, commands, index, verdicts)
         return violations
+
+    def _add_commands(
+        self,
+        violations: list[Violation],
+        commands: list[Found],
+        index: int,
+        verdicts: dict[tuple[str, ...], str | Literal[False] | None],
+    ) -> list[Violation]:
+        """The hosts commands contact, where no link already reported covers them."""
+        spans = _Spans(violations)
+        added = [
+            Violation(written, "text", index, rule, span=(start, end))
+            for start, end, written, rule, _ in self._judge("", commands, verdicts)
+            if not spans.overlaps(start, end)
+        ]
+        if not added:
+            return violations
+        return sorted(violations + added, key=lambda violation: violation.span or (0, 0))
 
     def _judge(
         self,
@@ -528,7 +552,7 @@ def _in_destination(token: str, position: int) -> bool:
 
     A bare host there is a relative path ("[up](../README.md)"), never a host.
     """
-    opened = token.rfind("](", 0, position)
+    opened = token.rfind("](", max(position - _SEAM_WINDOW, 0), position)  # bounded: linear
     return opened != -1 and ")" not in token[opened + 2 : position]
 
 
