@@ -44,6 +44,9 @@ HOSTILE = {
     # One link whose redirect target is blocked: the mentions inside it are that link.
     "nested redirects": ("https://a.example/?u=" + "https://b.com/" * (N // 14), 1, 1),
     "code spans with slashes": ("`//b.com` " * (N // 10), 0, N // 10),
+    # Glued markdown links are separate links (issue 16), each read once.
+    "glued links": ("[a](https://a.example/)[b](//b.com/)" * (N // 36), N // 36, N // 36),
+    "parentheses opened and never closed": ("(https://a.example/" * (N // 19), 0, 0),
     # Commands an allowlist reads the targets of (issue 16): each word read once.
     "command words": ("ssh " * (N // 4), 0, 0),
     "commands with quotes": ("curl '" * (N // 6), 0, 0),
