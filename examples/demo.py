@@ -178,9 +178,9 @@ def report(provider: str, transcript: Transcript) -> int:
     print(f"\n=== {provider}: {QUESTION}")
     print(f"answer: {final_text(transcript)}\n")
     # One page, one line, as the reports and `agentloop-tools evidence` show it: OpenAI's
-    # ?utm_source=openai copy of a URL is the same page (sources(raw=True) keeps each URL).
+    # ?utm_source=openai copy of a URL is the same page (sources() alone keeps each URL).
     print("sources consulted:")
-    for source in sources(transcript):
+    for source in sources(transcript, per_page=True):
         print(f"  - {source.url}  ({source.title or 'no title'})")
     print("citations:")
     for citation in citations(transcript):

@@ -100,13 +100,13 @@ def also_written(entry: dict[str, Any]) -> str:
 
 
 def source_entries(transcript: Messages, *, since: int = 0) -> list[dict[str, Any]]:
-    """The pages consulted as ``sources()`` lists them, each with every URL as written.
+    """The pages consulted, one entry per page, each with every URL as written.
 
-    ``url`` and ``title`` are ``sources()``'s entry for the page; ``urls`` keeps each
-    distinct URL it was consulted or cited as (``sources(raw=True)``), in order.
+    ``url`` and ``title`` are ``sources(per_page=True)``'s entry for the page; ``urls``
+    keeps each distinct URL it was consulted or cited as (``sources()``), in order.
     """
     written: dict[str, list[str]] = {}
-    for source in sources(transcript, since=since, raw=True):
+    for source in sources(transcript, since=since):
         written.setdefault(page_key(source.url), []).append(source.url)
     return [
         {
@@ -114,7 +114,7 @@ def source_entries(transcript: Messages, *, since: int = 0) -> list[dict[str, An
             "title": page.title,
             "urls": written.get(page_key(page.url), [page.url]),
         }
-        for page in sources(transcript, since=since)
+        for page in sources(transcript, since=since, per_page=True)
     ]
 
 

@@ -6,12 +6,12 @@
     agentloop-tools --version
 
 Options and paths mix in any order; ``--allow``/``--block`` take one value each, a
-comma-separated list, and can be repeated. Exit codes: 0 clean, 1 violations (audit)
-or secrets (scan), 2 bad usage, input that could not be read (everything else is still
-read and reported) or no file to read at all. Never a traceback: an unexpected error is
-reported as one line and exit 2. Recorded text (URLs, file names, answers) is printed
-with its control characters as visible escapes (``\x1b``), never raw; ``--format json``
-keeps it exact.
+comma-separated list, and can be repeated. Exit codes: 0 clean, 1 violations (audit,
+even when some input could not be read) or secrets (scan), 2 bad usage, input that could
+not be read (everything else is still read and reported) or no file to read at all.
+Never a traceback: an unexpected error is reported as one line and exit 2. Recorded text
+(URLs, file names, answers) is printed with its control characters as visible escapes
+(``\x1b``), never raw; ``--format json`` keeps it exact.
 """
 
 from __future__ import annotations
@@ -277,9 +277,11 @@ def _audit(args: argparse.Namespace) -> int:
     exact = args.format in ("json", "junit")  # JSON as recorded; junit escapes itself
     _emit(args.output, lambda out: formatter(audits, policy, origin, out), exact=exact)
     _report_skipped(found.skipped)
-    if any(audit.problems for audit in audits):
-        return EXIT_USAGE
-    return EXIT_FOUND if any(audit.violations for audit in audits) else EXIT_CLEAN
+    _report_ignored(found.ignored)
+    # A violation found is a violation whatever else could not be read: 1 wins over 2.
+    if any(audit.violations for audit in audits):
+        return EXIT_FOUND
+    return EXIT_USAGE if any(audit.problems for audit in audits) else EXIT_CLEAN
 
 
 def _policy(args: argparse.Namespace) -> tuple[Any, str]:
@@ -427,6 +429,7 @@ def _evidence(args: argparse.Namespace) -> int:
     else:
         _emit(args.output, lambda out: _evidence_table(files, out))
     _report_skipped(found.skipped)
+    _report_ignored(found.ignored)
     return EXIT_USAGE if any(file["problems"] for file in files) else EXIT_CLEAN
 
 
@@ -612,6 +615,8 @@ class Found:
     files: list[Path] = field(default_factory=list)
     problems: list[dict[str, Any]] = field(default_factory=list)
     skipped: set[str] = field(default_factory=set)
+    # .json files a folder walk found that are neither a cassette nor a transcript.
+    ignored: list[Path] = field(default_factory=list)
 
 
 _DOMAIN_LIKE = re.compile(r"[\w-]+(\.[\w-]+)*\.[A-Za-z]{2,}")
@@ -720,9 +725,41 @@ def _walk(
                     found.problems.append(_listing(path, _os_reason(error)))
                     continue
             if suffixes is None or path.suffix.lower() in suffixes:
-                found.files.append(path)
+                if suffixes is not None and path.suffix.lower() == ".json" and _not_evidence(path):
+                    found.ignored.append(path)  # prompts.json beside the cassettes
+                else:
+                    found.files.append(path)
         stack.extend(reversed(folders))
     found.files.sort()
+    found.ignored.sort()
+
+
+def _not_evidence(path: Path) -> bool:
+    """Whether a JSON file holds neither a cassette nor a transcript: an object without
+    ``interactions`` or ``messages``, or a list of no message or transcript.
+
+    Anything else, JSON that does not parse included, is read, and its problems reported.
+    """
+    try:
+        if not path.is_file():
+            return False  # a FIFO or device is never opened here: the reader refuses it
+        data = json.loads(path.read_bytes())
+    except Exception:  # unreadable or not JSON: the reader says why
+        return False
+    if isinstance(data, dict):
+        return "interactions" not in data and "messages" not in data
+    if isinstance(data, list):
+        return not any(
+            isinstance(item, dict) and ("role" in item or "messages" in item) for item in data
+        )
+    return False  # a bare number or null: more likely a broken file than another one
+
+
+def _report_ignored(ignored: list[Path]) -> None:
+    for path in ignored:
+        _stderr(
+            f"agentloop-tools: skipped {path}: JSON that is neither a cassette nor a transcript"
+        )
 
 
 def _listing(path: Path, reason: str) -> dict[str, Any]:

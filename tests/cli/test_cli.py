@@ -144,7 +144,7 @@ def test_unreadable_inputs_are_named_and_the_rest_is_still_audited(tmp_path: Pat
     )
     write_cassette(tmp_path / "broken.yaml", "https://api.openai.com/v1/responses", "{not json")
     result = run("audit", tmp_path, "--allow", "python.org,realpython.com")
-    assert result.returncode == 2
+    assert result.returncode == 1, "the violation found wins over the problems beside it"
     out = result.stdout
     assert "https://en.wikipedia.org/wiki/History_of_Python" in out, "the good file was audited"
     assert f"could not read {tmp_path / 'empty.yaml'}: the file is empty" in out
@@ -177,7 +177,7 @@ def test_saved_transcripts_are_audited_too(tmp_path: Path) -> None:
     (tmp_path / "run.json").write_text(transcript.model_dump_json())
     (tmp_path / "bad.jsonl").write_text('{"role": "robot"}\n')
     result = run("audit", tmp_path, "--allow", "python.org", "--format", "json")
-    assert result.returncode == 2
+    assert result.returncode == 1, "violations found, bad.jsonl reported beside them"
     files = {Path(f["path"]).name: f for f in json.loads(result.stdout)["files"]}
     for name in ("run.jsonl", "run.json"):
         assert [(v["where"], v["url"], v["message_index"]) for v in files[name]["violations"]] == [
@@ -409,7 +409,7 @@ def test_audit_skips_vendored_folders_and_scan_reads_all_but_version_control(
 
 def test_a_named_file_that_is_not_a_cassette_is_a_problem_and_the_rest_is_read() -> None:
     result = run("audit", REPO / "README.md", ANTHROPIC_DEMO, "--block", "wikipedia.org")
-    assert result.returncode == 2
+    assert result.returncode == 1  # the violation wins; README.md is still a problem
     assert (
         f"could not read {REPO / 'README.md'}: not a cassette (.yaml, .yml) or transcript "
         "(.jsonl, .json)"
@@ -423,3 +423,28 @@ def test_a_cassette_with_no_interaction_is_a_problem_not_a_clean_pass(tmp_path: 
     result = run("audit", "--block", "wikipedia.org", empty)
     assert result.returncode == 2, result.stdout + result.stderr
     assert "the cassette holds no interaction: nothing to audit" in result.stdout + result.stderr
+
+
+def test_a_folder_walk_skips_json_that_is_no_evidence_and_still_finds_the_breach(
+    tmp_path: Path,
+) -> None:
+    shutil.copy(ANTHROPIC_DEMO, tmp_path / "leaky.yaml")
+    (tmp_path / "prompts.json").write_text('[{"prompt": "What is Python?"}]\n')
+    (tmp_path / "settings.json").write_text('{"model": "claude"}\n')
+    (tmp_path / "broken.json").write_text("{not json\n")
+    result = run("audit", tmp_path, "--block", "wikipedia.org")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "https://en.wikipedia.org/wiki/History_of_Python" in result.stdout
+    for name in ("prompts.json", "settings.json"):
+        line = f"agentloop-tools: skipped {tmp_path / name}: JSON that is neither a cassette "
+        assert result.stderr.count(line) == 1, result.stderr
+        assert str(tmp_path / name) not in result.stdout
+    # JSON that does not parse may be a broken cassette: still a problem, reported.
+    assert f"could not read {tmp_path / 'broken.json'}" in result.stdout
+    assert "1 input problem(s)" in result.stdout
+    # Named on the command line, the same file stays a problem.
+    named = run("audit", tmp_path / "prompts.json", "--block", "wikipedia.org")
+    assert named.returncode == 2
+    assert (
+        f"could not read {tmp_path / 'prompts.json'}: not an agentloop transcript" in named.stdout
+    )

@@ -13,8 +13,9 @@ from agentloop.transcript import TextPart
 from agentloop_tools.web import DomainPolicy
 
 DOC = Path(__file__).parents[2] / "docs" / "domain-policies.md"
-RULES = ["example.com", "example.org/docs", "192.0.2.10", "[2001:db8::1]"]
+RULES = ["example.com", "example.org/docs", "192.0.2.10", "[2001:db8::1]", "xn--mnchen-3ya.de"]
 ALLOW = DomainPolicy.allow(RULES)
+BARE = DomainPolicy.allow(RULES, bare_hosts=True)
 BLOCK = DomainPolicy.block(RULES)
 
 
@@ -39,6 +40,8 @@ def literal(cell: str) -> object:
 
 URL_ROWS = table("### Decision table: URLs")
 TEXT_ROWS = table("### Decision table: answer text")
+BARE_ROWS = table("### Bare hosts")
+COMMAND_ROWS = table("### Commands")
 
 
 @pytest.mark.parametrize(("url", "allow", "block"), [row[:3] for row in URL_ROWS])
@@ -65,12 +68,20 @@ def audit_text(policy: DomainPolicy, text: str) -> list[str]:
     return [violation.url for violation in violations]
 
 
-@pytest.mark.parametrize(("text", "allow", "block"), [row[:3] for row in TEXT_ROWS])
+@pytest.mark.parametrize(("text", "allow", "block"), [row[:3] for row in TEXT_ROWS + COMMAND_ROWS])
 def test_text_findings_match_the_documented_table(text: str, allow: str, block: str) -> None:
     value = literal(text)
     assert isinstance(value, str)
     assert audit_text(ALLOW, value) == literal(allow), f"allowlist on {value!r}"
     assert audit_text(BLOCK, value) == literal(block), f"blocklist on {value!r}"
+
+
+@pytest.mark.parametrize(("text", "default", "bare"), [row[:3] for row in BARE_ROWS])
+def test_bare_host_findings_match_the_documented_table(text: str, default: str, bare: str) -> None:
+    value = literal(text)
+    assert isinstance(value, str)
+    assert audit_text(ALLOW, value) == literal(default), f"allowlist on {value!r}"
+    assert audit_text(BARE, value) == literal(bare), f"bare_hosts=True on {value!r}"
 
 
 def test_tables_cover_every_class_the_issue_names() -> None:

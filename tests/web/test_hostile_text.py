@@ -44,6 +44,15 @@ HOSTILE = {
     # One link whose redirect target is blocked: the mentions inside it are that link.
     "nested redirects": ("https://a.example/?u=" + "https://b.com/" * (N // 14), 1, 1),
     "code spans with slashes": ("`//b.com` " * (N // 10), 0, N // 10),
+    # Glued markdown links are separate links (issue 16), each read once.
+    "glued links": ("[a](https://a.example/)[b](//b.com/)" * (N // 36), N // 36, N // 36),
+    "parentheses opened and never closed": ("(https://a.example/" * (N // 19), 0, 0),
+    # Commands an allowlist reads the targets of (issue 16): each word read once.
+    "command words": ("ssh " * (N // 4), 0, 0),
+    "commands with quotes": ("curl '" * (N // 6), 0, 0),
+    "commands in a pipeline": ("| http " * (N // 7), 0, 0),
+    "scp-like targets": ("a@b.com:x " * (N // 10), N // 10, N // 10),
+    "ssh-config lines": ("\nHostName b.com" * (N // 15), N // 15, N // 15),
 }
 
 
@@ -54,7 +63,8 @@ def test_hostile_text_is_read_linearly_and_correctly(
     transcript = Transcript()
     transcript.add_user_message("q")
     transcript.add_assistant_message([TextPart(text=text)])
-    allow = DomainPolicy.allow(["a.example"]).audit(transcript)
+    # bare_hosts=True: the linkifier's reading of bare hosts is the most work.
+    allow = DomainPolicy.allow(["a.example"], bare_hosts=True).audit(transcript)
     block = DomainPolicy.block(["b.com"]).audit(transcript)
     assert len(allow) == allow_count
     assert len(block) == block_count
@@ -94,7 +104,11 @@ def test_hostile_text_of_200k_characters_is_audited_in_bounded_time(shape: str) 
     transcript = Transcript()
     transcript.add_user_message("q")
     transcript.add_assistant_message([TextPart(text=text)])
-    for policy in (DomainPolicy.allow(["a.example"]), DomainPolicy.block(["b.com"])):
+    for policy in (
+        DomainPolicy.allow(["a.example"]),
+        DomainPolicy.allow(["a.example"], bare_hosts=True),
+        DomainPolicy.block(["b.com"]),
+    ):
         started = time.process_time()
         with cpu_watchdog(CPU_SECONDS * 2):
             policy.audit(transcript)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 import re
 import subprocess
 import sys
@@ -24,6 +25,18 @@ def test_modes_domains_and_repr() -> None:
     assert DomainPolicy.block(["a.example"]) == DomainPolicy.block(["a.example"])
     assert DomainPolicy.block(["a.example"]) != DomainPolicy.allow(["a.example"])
     assert len({DomainPolicy.block(["a.example"]), DomainPolicy.block(["a.example"])}) == 1
+
+
+def test_bare_hosts_is_part_of_an_allowlist_s_identity() -> None:
+    bare = DomainPolicy.allow(["python.org"], bare_hosts=True)
+    assert bare.bare_hosts is True
+    assert DomainPolicy.allow(["python.org"]).bare_hosts is False
+    assert repr(bare) == "DomainPolicy.allow(['python.org'], bare_hosts=True)"
+    assert bare != DomainPolicy.allow(["python.org"])
+    assert len({bare, DomainPolicy.allow(["python.org"], bare_hosts=True)}) == 1
+    assert pickle.loads(pickle.dumps(bare)) == bare
+    with pytest.raises(TypeError, match="bare_hosts must be True or False"):
+        DomainPolicy.allow(["python.org"], bare_hosts="yes")  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("build", [DomainPolicy.allow, DomainPolicy.block])

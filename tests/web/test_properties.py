@@ -71,6 +71,27 @@ def test_case_trailing_dot_and_www_never_change_a_verdict(
     assert twin.permits(f"https://{host}{path}") is verdict
 
 
+@given(
+    rules=RULE_LISTS,
+    host=domains(),
+    path=PATH,
+    mode=st.sampled_from(["allow", "block"]),
+    cuts=st.lists(st.tuples(st.integers(min_value=0), st.sampled_from("\t\n\r")), max_size=4),
+)
+@example(rules=["a.com"], host="a.com", path="/", mode="block", cuts=[(2, "\t")])
+def test_tabs_and_newlines_anywhere_in_a_url_never_change_a_verdict(
+    rules: list[str], host: str, path: str, mode: str, cuts: list[tuple[int, str]]
+) -> None:
+    policy = DomainPolicy.allow(rules) if mode == "allow" else DomainPolicy.block(rules)
+    url = f"https://{host}{path}"
+    verdict = policy.permits(url)
+    written = url
+    for position, char in cuts:  # browsers and web_fetch's parser delete them, scheme too
+        position %= len(written) + 1
+        written = written[:position] + char + written[position:]
+    assert policy.permits(written) is verdict, repr(written)
+
+
 TRICKY = st.sampled_from(
     [
         "http",
@@ -134,6 +155,7 @@ TEXTS = st.one_of(st.text(), st.lists(TRICKY, max_size=40).map("".join))
 @settings(max_examples=400)
 @given(text=TEXTS)
 @example(text="https://\ud800.com/ \ud800example.com")
+@example(text="\ud800 curl evil.com/x and git@evil.com:org/r.git")
 @example(text="hxxp://[.]" + "(" * 50 + "https://a.b/" + ")" * 50)
 def test_permits_match_and_audit_never_raise(text: str) -> None:
     for policy in (

@@ -258,13 +258,25 @@ def openai_answer() -> Transcript:
     return transcript
 
 
-def test_one_page_with_and_without_utm_source_is_one_source() -> None:
+def test_sources_are_one_per_url_and_one_per_page_on_request() -> None:
     transcript = openai_answer()
-    assert sources(transcript) == [Source(url="https://medium.com/@someone/a-post-1234", title="A")]
-    assert [s.url for s in sources(transcript, raw=True)] == [
+    assert [s.url for s in sources(transcript)] == [
         "https://medium.com/@someone/a-post-1234",
         "https://medium.com/@someone/a-post-1234?utm_source=openai",
     ]
+    assert sources(transcript, per_page=True) == [
+        Source(url="https://medium.com/@someone/a-post-1234", title="A")
+    ]
+
+
+def test_raw_is_still_accepted_for_one_release_with_a_deprecation_warning() -> None:
+    transcript = openai_answer()
+    with pytest.warns(DeprecationWarning, match="per_page=True"):
+        assert sources(transcript, raw=True) == sources(transcript)
+    with pytest.warns(DeprecationWarning, match="per_page=True"):
+        assert sources(transcript, raw=False) == sources(transcript, per_page=True)
+    with pytest.raises(TypeError, match="not both"):
+        sources(transcript, raw=False, per_page=True)
 
 
 def test_one_medium_link_is_one_page_violation_with_every_occurrence() -> None:

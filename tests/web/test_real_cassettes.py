@@ -131,8 +131,10 @@ def test_sources_and_citations_match_the_oracle(
 ) -> None:
     transcript = answer(name, index)
     expected = ORACLES[name]["per_interaction"][index]
-    assert [s.url for s in sources(transcript, raw=True, since=-1)] == expected["sources"]
-    assert [s.url for s in sources(transcript, since=-1)] == one_per_page(expected["sources"])
+    # The published contract: one entry per distinct URL, first appearance first.
+    assert [s.url for s in sources(transcript, since=-1)] == expected["sources"]
+    folded = [s.url for s in sources(transcript, since=-1, per_page=True)]
+    assert folded == one_per_page(expected["sources"])
     assert [c.url for c in citations(transcript, since=-1)] == expected["citations"]
 
 
@@ -142,7 +144,7 @@ def test_auditing_real_output_never_raises_and_allowing_every_source_is_clean(
     name: str, index: int, answer: Callable[[str, int], Transcript]
 ) -> None:
     transcript = answer(name, index)
-    consulted = [source.url for source in sources(transcript, raw=True, since=-1)]
+    consulted = [source.url for source in sources(transcript, since=-1)]
     cited = [citation.url for citation in citations(transcript, since=-1)]
     hosts = sorted({_host(url) for url in consulted})
     assert ABSENT not in answer_text(transcript).lower()
@@ -226,5 +228,5 @@ def test_every_real_cassette_reads_whole_including_streams(name: str) -> None:
     evidence = AgentloopEvidence()
     for transcript in reading.transcripts:
         evidence.add(transcript)
-    assert [s.url for s in evidence.sources()] == one_per_page(ORACLES[name]["all_sources"])
+    assert [s.url for s in evidence.sources()] == list(dict.fromkeys(ORACLES[name]["all_sources"]))
     assert [c.url for c in evidence.citations()] == ORACLES[name]["all_citations"]

@@ -1,18 +1,29 @@
 """The audit judges every link real renderers make of an answer (a differential test).
 
-markdown-it-py with linkify (CommonMark + GFM tables, the linkifier many chat UIs use)
-renders generated answers; an HTML parser reads the raw HTML they carry, decoding
-character references as browsers do. Every link either produces goes, by the WHATWG
-parser, to some host: if the policy refuses that host, the audit must report something.
+Two renderers render generated answers, and an HTML parser reads the HTML they make
+(raw HTML included), decoding character references as browsers do:
+
+* for allowlists, GFM itself (cmark-gfm, through ``cmarkgfm``): its autolinks, link
+  destinations and HTML attributes are what a reader opens. Bare hosts
+  (``evil.com``, ``config.py``) are no links to GFM, and an allowlist does not judge them;
+* for blocklists, markdown-it-py with linkify-it, the fuzzy linkifier many chat UIs
+  use, which links every bare host it can: a blocklist flags each of those.
+
+Every link goes, by the WHATWG parser, to some host: if the policy refuses that host,
+the audit must report something. The other way round, answers made of what an
+allowlist admits, with file names, bare hosts and e-mail addresses around them, raise
+no alarm.
 """
 
 from __future__ import annotations
 
 from html.parser import HTMLParser
 
+import cmarkgfm
 from ada_url import join_url, parse_url
 from agentloop import Transcript
 from agentloop.transcript import TextPart
+from cmarkgfm.cmark import Options
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
@@ -58,6 +69,15 @@ def rendered_links(answer: str) -> list[str]:
     parser.feed("".join(html_parts))
     parser.close()
     return links + parser.found
+
+
+def gfm_links(answer: str) -> list[str]:
+    """Every href and src of the answer rendered by cmark-gfm (raw HTML kept), decoded."""
+    rendered = cmarkgfm.github_flavored_markdown_to_html(answer, options=Options.CMARK_OPT_UNSAFE)
+    parser = _Links()
+    parser.feed(rendered)
+    parser.close()
+    return parser.found
 
 
 def host_of(link: str) -> str | None:
@@ -179,10 +199,11 @@ def answers(draw: st.DrawFn) -> str:
 @example(answer='<a href="/\\evil.com/y">x</a>')
 @example(answer="Www.Evil.com/x")
 def test_every_link_a_renderer_makes_is_judged(answer: str) -> None:
-    hosts = [host for link in rendered_links(answer) if (host := host_of(link)) is not None]
-    refused = [host for host in hosts if not _under(host, "good.example.com")]
+    gfm = [host for link in gfm_links(answer) if (host := host_of(link)) is not None]
+    refused = [host for host in gfm if not _under(host, "good.example.com")]
     if refused:
         assert audit(ALLOW, answer), f"allowlist missed {refused} in {answer!r}"
+    hosts = [host for link in rendered_links(answer) if (host := host_of(link)) is not None]
     blocked = [host for host in hosts if _under(host, "evil.com")]
     if blocked:
         assert audit(BLOCK, answer), f"blocklist missed {blocked} in {answer!r}"
@@ -224,3 +245,38 @@ def test_comments_in_code_blocks_are_not_links() -> None:
     assert rendered_links(answer) == []
     assert audit(ALLOW, answer) == []
     assert audit(DomainPolicy.block(["config.json"]), answer) == ["config.json", "config.json"]
+
+
+# What an ordinary answer under an allowlist holds besides its allowed links: none of it
+# is a link to GFM, and none of it may raise an alarm.
+ORDINARY = st.sampled_from(
+    [
+        "Edit `config.py` and settings.py, then read README.md.",
+        "See [Contributing](CONTRIBUTING.md) and [the readme](../README.md).",
+        "[Guide](<docs/guide.md>) and [API](./api.html#x)",
+        "evil.com is not a site we use; nor is example.org.",
+        "Write to admin@evil.com or help@python.org.",
+        "Version 3.13, v1.2.3, e.g. U.S.",
+        "The main.go and index.js files.",
+        "```python\nimport os.path\nopen('setup.py')\n```",
+        "https://münchen.de/ and https://MÜNCHEN.de/rathaus",
+        "<https://good.example.com/a>",
+        "[docs](https://good.example.com/docs)",
+        "www.good.example.com/x",
+        '<a href="https://good.example.com/">x</a>',
+        "`curl https://good.example.com/install.sh | sh`",
+        "git clone git@good.example.com:org/repo.git",
+        "1. **Install**: pip install --index-url https://good.example.com/simple pkg",
+    ]
+)
+ORDINARY_ALLOW = DomainPolicy.allow(["good.example.com", "xn--mnchen-3ya.de"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(pieces=st.lists(ORDINARY, min_size=1, max_size=5), glue=st.sampled_from([" ", "\n", "\n\n"]))
+@example(pieces=["config.py README.md settings.py evil.com"], glue=" ")
+def test_an_ordinary_answer_raises_no_alarm_on_an_allowlist(pieces: list[str], glue: str) -> None:
+    answer = glue.join(pieces)
+    hosts = [host for link in gfm_links(answer) if (host := host_of(link)) is not None]
+    assert all(_under(host, "good.example.com") or host == "xn--mnchen-3ya.de" for host in hosts)
+    assert audit(ORDINARY_ALLOW, answer) == []

@@ -8,7 +8,8 @@ the provider's own blocks: Anthropic web-fetch results and OpenAI ``open_page`` 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+import warnings
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Literal
 
 from agentloop import Citation, HostedToolPart, Source, Transcript
@@ -22,30 +23,47 @@ type _Kind = Literal["consulted", "cited"]
 
 
 def sources(
-    transcript: Transcript | Sequence[Message], *, since: int = 0, raw: bool = False
+    transcript: Transcript | Sequence[Message],
+    *,
+    since: int = 0,
+    per_page: bool = False,
+    raw: bool | None = None,
 ) -> list[Source]:
-    """Every page a provider-run tool consulted, one entry per page, first appearance first.
+    """Every page a provider-run tool consulted, deduplicated by URL, first appearance first.
 
     Includes search results, fetched pages, pages opened or searched in, pages cited
     in the answer (a citation can only point at a page the tool read), the pages our
     client-side ``web_fetch`` read (their final URL), and the pages our client-side
-    ``web_search`` showed the model (never the ones the domain policy withheld). One
-    page is one entry: URLs that differ only in ``utm_*`` parameters (OpenAI adds
-    ``?utm_source=openai``), the fragment, the scheme, ``www.`` or the host's case name
-    the same page. The entry shows the first URL without tracking parameters if one
-    appeared, and the first title given.
+    ``web_search`` showed the model (never the ones the domain policy withheld). Each
+    distinct URL is one entry, with the first title given.
 
     Args:
         transcript: an agentloop ``Transcript`` or a sequence of messages.
         since: index of the first message to read; negative counts from the end.
-        raw: one entry per distinct URL as written instead, nothing merged.
+        per_page: one entry per page instead: URLs that differ only in ``utm_*``
+            parameters (OpenAI adds ``?utm_source=openai``), the fragment, the scheme,
+            ``www.`` or the host's case name the same page. The entry shows the first
+            URL without tracking parameters if one appeared, and the first title given.
+        raw: deprecated; ``raw=True`` is the default now, ``raw=False`` is
+            ``per_page=True``. Accepted, with a ``DeprecationWarning``, for one release.
     """
+    if raw is not None:
+        if per_page:
+            raise TypeError("sources() takes per_page= or the deprecated raw=, not both.")
+        warnings.warn(
+            "sources(raw=...) is deprecated: one entry per distinct URL is the default "
+            "now; for one entry per page pass per_page=True.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        per_page = not raw
+    key: Callable[[str], str] = page_key if per_page else str
     pages: dict[str, list[Source]] = {}
     for message in _from(transcript, since):
         for _, source in _evidence(message):
-            pages.setdefault(source.url if raw else page_key(source.url), []).append(source)
+            pages.setdefault(key(source.url), []).append(source)
         for source in [*pages_read(message), *search_sources(message)]:
-            pages.setdefault(source.url if raw else page_key(source.url), []).append(source)
+            pages.setdefault(key(source.url), []).append(source)
     return [_one_page(seen) for seen in pages.values()]
 
 

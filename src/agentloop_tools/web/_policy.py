@@ -17,6 +17,7 @@ from typing import Any, Literal
 from agentloop import HostedTool, Transcript
 from agentloop.transcript import Message, TextPart, join_text
 
+from agentloop_tools.web._commands import command_targets
 from agentloop_tools.web._evidence import message_sources, messages_of
 from agentloop_tools.web._fetch_record import reached
 from agentloop_tools.web._index import RuleIndex
@@ -88,20 +89,39 @@ class DomainPolicy:
     Build one with :meth:`allow` or :meth:`block`; the constructor is private.
     """
 
-    __slots__ = ("_domains", "_index", "_mode", "_rule_finder")
+    __slots__ = ("_bare_hosts", "_domains", "_index", "_mode", "_rule_finder")
 
-    def __init__(self, mode: Mode, rules: tuple[Rule, ...], *, _private: object = None) -> None:
+    def __init__(
+        self,
+        mode: Mode,
+        rules: tuple[Rule, ...],
+        *,
+        bare_hosts: bool = False,
+        _private: object = None,
+    ) -> None:
         if _private is not _TOKEN:
             raise TypeError("use DomainPolicy.allow([...]) or DomainPolicy.block([...])")
         self._mode: Mode = mode
+        self._bare_hosts = bare_hosts
         self._domains = tuple(rule.text for rule in rules)
         self._index = RuleIndex(rules)
         self._rule_finder: RuleFinder | None = None  # built at the first audit that needs it
 
     @classmethod
-    def allow(cls, domains: Iterable[str]) -> DomainPolicy:
-        """Only these domains (with their subdomains) and path prefixes are permitted."""
-        return cls("allow", _nonempty(domains, "DomainPolicy.allow"), _private=_TOKEN)
+    def allow(cls, domains: Iterable[str], *, bare_hosts: bool = False) -> DomainPolicy:
+        """Only these domains (with their subdomains) and path prefixes are permitted.
+
+        Args:
+            domains: the rules.
+            bare_hosts: also judge the bare host names in prose that linkify-it renders
+                as links (``evil.com``, but also ``config.py``: ``.py`` is a top-level
+                domain). Off by default: the audit then judges URLs, links and the
+                hosts commands in the answer contact, never a host-like word.
+        """
+        if not isinstance(bare_hosts, bool):
+            raise TypeError(f"bare_hosts must be True or False, got {bare_hosts!r}.")
+        rules = _nonempty(domains, "DomainPolicy.allow")
+        return cls("allow", rules, bare_hosts=bare_hosts, _private=_TOKEN)
 
     @classmethod
     def block(cls, domains: Iterable[str]) -> DomainPolicy:
@@ -118,22 +138,32 @@ class DomainPolicy:
         """The entries as given, in order; what the provider is sent."""
         return self._domains
 
+    @property
+    def bare_hosts(self) -> bool:
+        """Whether an allowlist judges the bare hosts a linkifier links (``bare_hosts=True``)."""
+        return self._bare_hosts
+
     def __repr__(self) -> str:
         shown = ", ".join(repr(domain) for domain in self._domains[:5])
         more = f", ... ({len(self._domains)} in all)" if len(self._domains) > 5 else ""
-        return f"DomainPolicy.{self._mode}([{shown}{more}])"
+        option = ", bare_hosts=True" if self._bare_hosts else ""
+        return f"DomainPolicy.{self._mode}([{shown}{more}]{option})"
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, DomainPolicy):
             return NotImplemented
-        return (self._mode, self._domains) == (other._mode, other._domains)
+        return (self._mode, self._domains, self._bare_hosts) == (
+            other._mode,
+            other._domains,
+            other._bare_hosts,
+        )
 
     def __hash__(self) -> int:
-        return hash((self._mode, self._domains))
+        return hash((self._mode, self._domains, self._bare_hosts))
 
-    def __reduce__(self) -> tuple[Any, tuple[str, tuple[str, ...]]]:
+    def __reduce__(self) -> tuple[Any, tuple[str, tuple[str, ...], bool]]:
         # Rebuilt from its list: the rule finder is a native object, built when needed.
-        return (_rebuild, (self._mode, self._domains))
+        return (_rebuild, (self._mode, self._domains, self._bare_hosts))
 
     def _finder(self) -> RuleFinder:
         if self._rule_finder is None:
@@ -360,7 +390,30 @@ class DomainPolicy:
         extra = split_attributes(text)
         if extra:
             violations = self._merge_attributes(violations, extra, index, verdicts)
+        if self._mode == "allow":
+            # A blocklist flags these hosts as mentions already.
+            commands = command_targets(text)
+            if commands:
+                violations = self._add_commands(violations, commands, index, verdicts)
         return violations
+
+    def _add_commands(
+        self,
+        violations: list[Violation],
+        commands: list[Found],
+        index: int,
+        verdicts: dict[tuple[str, ...], str | Literal[False] | None],
+    ) -> list[Violation]:
+        """The hosts commands contact, where no link already reported covers them."""
+        spans = _Spans(violations)
+        added = [
+            Violation(written, "text", index, rule, span=(start, end))
+            for start, end, written, rule, _ in self._judge("", commands, verdicts)
+            if not spans.overlaps(start, end)
+        ]
+        if not added:
+            return violations
+        return sorted(violations + added, key=lambda violation: violation.span or (0, 0))
 
     def _judge(
         self,
@@ -380,6 +433,10 @@ class DomainPolicy:
             if found.kind == "mention" and link_start <= found.start < link_end:
                 continue  # the host of a link already reported, or (allowlist) in a link
             if allow and found.kind == "mention":
+                if not self._bare_hosts:
+                    continue  # a host-like word is no link: config.py, README.md, evil.com
+                if _in_destination(token, found.start):
+                    continue  # a relative link target: [Contributing](../CONTRIBUTING.md)
                 if token[found.start - 1 : found.start] == "@":
                     continue  # an e-mail address: a mailto: link, no web host
                 if token.startswith("](", found.end):
@@ -439,7 +496,10 @@ class DomainPolicy:
         if self._mode == "allow":
             # Every reading must be admitted: "https://evil.net'.python.org/" is a
             # python.org host to a browser and a link to evil.net to a renderer.
+            written = found.readings[0]
             for reading in found.readings:
+                if _cut_at_letter(written, reading):
+                    continue  # no renderer ends a host at "ü": "https://münchen.de/" is whole
                 if locate(reading) is None:
                     continue  # relative links and mailto: reach no host
                 if has_deleted(reading):
@@ -478,6 +538,29 @@ class _Spans:
     def overlaps(self, start: int, end: int) -> bool:
         before = bisect_left(self._starts, max(end, start + 1)) - 1
         return before >= 0 and self._reach[before] > start
+
+
+def _cut_at_letter(written: str, reading: str) -> bool:
+    """Whether ``reading`` is ``written`` cut before a character other than ASCII.
+
+    A reader may end a host there ("https://evil.com中文" names evil.com), so a
+    blocklist judges that reading; GFM and linkify-it keep the whole host, so it is
+    not a link an allowlist must refuse.
+    """
+    return (
+        len(reading) < len(written)
+        and written.startswith(reading)
+        and not written[len(reading)].isascii()
+    )
+
+
+def _in_destination(token: str, position: int) -> bool:
+    """Whether ``position`` is inside a markdown link destination that starts in ``token``.
+
+    A bare host there is a relative path ("[up](../README.md)"), never a host.
+    """
+    opened = token.rfind("](", max(position - _SEAM_WINDOW, 0), position)  # bounded: linear
+    return opened != -1 and ")" not in token[opened + 2 : position]
 
 
 def _mapped(prose: Callable[[int, int], bool], reading: Decoded) -> Callable[[int, int], bool]:
@@ -590,8 +673,10 @@ def robots_policy(policy: DomainPolicy) -> DomainPolicy:
     return DomainPolicy.allow(hosts)
 
 
-def _rebuild(mode: Mode, domains: tuple[str, ...]) -> DomainPolicy:
-    return DomainPolicy.allow(domains) if mode == "allow" else DomainPolicy.block(domains)
+def _rebuild(mode: Mode, domains: tuple[str, ...], bare_hosts: bool = False) -> DomainPolicy:
+    if mode == "allow":
+        return DomainPolicy.allow(domains, bare_hosts=bare_hosts)
+    return DomainPolicy.block(domains)
 
 
 def _nonempty(domains: Iterable[str], name: str) -> tuple[Rule, ...]:

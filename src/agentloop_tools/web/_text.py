@@ -48,6 +48,7 @@ _CJK_STOP = re.compile(
     r"[\u3001\u3003-\u3011\u3014-\u301f\uff01-\uff0d\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff60\uff62-\uff65]"
 )
 _BRACKET = re.compile(r"[\[\]]")
+_PAREN = re.compile(r"[()]")
 TOKEN_RUN = re.compile(r"[^\s<>\"`]*")
 _PATH_START = re.compile(r"(?:^|[^/\\:])[/\\](?=[^/\\]|$)")
 _CJK_FULL_STOP = re.compile("[\u3002\uff61]")
@@ -419,9 +420,15 @@ def _link_end(token: str, start: int) -> int:
     however many links it holds.
     """
     end = len(token)
+    if start and token[start - 1] == "(":
+        # A link destination ("](https://a.example/)", or a URL in parentheses) ends at
+        # its first unbalanced ")": "[a](https://a.example/)[b](//b.example/)" is two links.
+        closing = _unbalanced_close(token, start, end)
+        if closing is not None:
+            end = closing
     # Markdown link text ends at "](": "[https://a.example](https://b.example)".
     depth = 0
-    for bracket in _BRACKET.finditer(token, start):
+    for bracket in _BRACKET.finditer(token, start, end):
         if bracket.group() == "[":
             depth += 1
         elif depth == 0:
@@ -429,7 +436,7 @@ def _link_end(token: str, start: int) -> int:
             break
         else:
             depth -= 1
-    if not token.isascii():
+    if not token[start:end].isascii():  # this link's extent only: linear in the token
         stop = _CJK_STOP.search(token, start, end)
         if stop is not None:
             end = stop.start()
@@ -450,6 +457,19 @@ def _link_end(token: str, start: int) -> int:
         else:
             break
     return end
+
+
+def _unbalanced_close(token: str, start: int, end: int) -> int | None:
+    """Where the first ")" that closes no "(" opened after ``start`` is, or None."""
+    depth = 0
+    for paren in _PAREN.finditer(token, start, end):
+        if paren.group() == "(":
+            depth += 1
+        elif depth == 0:
+            return paren.start()
+        else:
+            depth -= 1
+    return None
 
 
 def _is_host_like(host: str) -> bool:

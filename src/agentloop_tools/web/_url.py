@@ -42,6 +42,7 @@ _PLAIN_HOST_PREFIX = re.compile(
     r"(?:[Hh][Tt][Tt][Pp][Ss]?://)?((?:[A-Za-z0-9_-]+\.)+[A-Za-z_][A-Za-z0-9_-]*)(?=[/?#]|$)"
 )
 _SLASHES = re.compile(r"/{2,}")
+_TAB_NEWLINE = str.maketrans("", "", "\t\n\r")
 # RFC 3986: the authority follows "//" and ends at "/", "?" or "#".
 _AUTHORITY = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://([^/?#]*)")
 # The host part of "host[:port]", as httpx reads it: up to ":" or "@", or an IP literal.
@@ -129,6 +130,10 @@ def locate(url_or_host: str) -> Location | None:
     """
     if not isinstance(url_or_host, str):
         return None
+    if "\t" in url_or_host or "\n" in url_or_host or "\r" in url_or_host:
+        # WHATWG deletes them anywhere, the scheme included: "ht\ttps://evil.com/" is
+        # https://evil.com/ to a browser and to ada, which web_fetch requests with.
+        url_or_host = url_or_host.translate(_TAB_NEWLINE)
     fast = _PLAIN_URL.fullmatch(url_or_host)
     if fast is not None and "xn--" not in url_or_host:
         return Location(normalize_host(fast.group(1).lower()), fast.group(2) or "/", False)
@@ -148,7 +153,7 @@ def quick_host(url_or_host: str) -> str | None:
 
 def parse(url_or_host: str) -> Location | None:
     """``locate`` without the shortcut for plain URLs: always through the WHATWG parser."""
-    url = as_url(refang(url_or_host))
+    url = as_url(refang(url_or_host.translate(_TAB_NEWLINE)))
     if url is None:
         return None
     try:
