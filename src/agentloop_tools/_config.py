@@ -1,21 +1,42 @@
-"""The project-wide domain list in pyproject.toml, shared by the command line and the plugin.
+"""The project-wide domain policy, shared by the command line and the plugin.
 
-[tool.agentloop-tools]
-allow = ["python.org", "realpython.com"]   # or: block = ["wikipedia.org"]
+It is read where pytest reads its own configuration, and nowhere else: the ini keys
+``agentloop_allow_domains`` / ``agentloop_block_domains``, a policy file named by the ini
+key ``agentloop_policy_file`` (relative to the rootdir), or, in the pyproject.toml pytest
+uses (its configuration file, else the rootdir's)::
+
+    [tool.agentloop-tools]
+    allow = ["python.org", "realpython.com"]   # or: block = ["wikipedia.org"]
+
+A parent folder's pyproject.toml (a monorepo root, a home folder) is never read.
 """
 
 from __future__ import annotations
 
-import difflib
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from agentloop_tools.web import DomainPolicy
 
 TABLE = "tool.agentloop-tools"
 TABLE_KEYS = ("allow", "block")
+INI_POLICY_KEYS = ("agentloop_allow_domains", "agentloop_block_domains")
+POLICY_FILE_KEY = "agentloop_policy_file"
+# pytest's configuration files, in the order it looks for them in each folder.
+CONFIG_NAMES = (
+    "pytest.toml",
+    ".pytest.toml",
+    "pytest.ini",
+    ".pytest.ini",
+    "pyproject.toml",
+    "tox.ini",
+    "setup.cfg",
+)
+# Files pytest takes as its configuration even with no pytest section in them.
+_ALWAYS_CONFIG = frozenset({"pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini"})
 
 
 class ConfigError(ValueError):
@@ -51,6 +72,8 @@ def read_table(path: Path) -> dict[str, Any] | None:
 
 def _refuse_near_miss(path: Path, tools: dict[str, Any]) -> None:
     """A table named almost like ours (``[tool.agentloop_tools]``) is a typo, not no policy."""
+    import difflib
+
     near = difflib.get_close_matches(
         "agentloop-tools", [str(key) for key in tools], n=1, cutoff=0.8
     )
@@ -135,12 +158,174 @@ def _in_our_words(message: str) -> str:
     return message
 
 
-def nearest_pyproject(start: Path) -> Path | None:
-    for folder in [start, *start.parents]:
-        candidate = folder / "pyproject.toml"
-        if candidate.is_file():
-            return candidate
-    return None
+class ProjectPolicy(NamedTuple):
+    """The project-wide policy (None: none set), where it was written, and what was read."""
+
+    policy: DomainPolicy | None
+    origin: str
+    read: tuple[Path, ...]
+    path: Path | None = None  # the file the policy is written in
+
+
+def pyproject_for(inifile: Path | None, rootdir: Path) -> Path:
+    """The pyproject.toml whose table is the project's: pytest's own, else the rootdir's."""
+    if inifile is not None and inifile.name == "pyproject.toml":
+        return inifile
+    return rootdir / "pyproject.toml"
+
+
+def project_policy(
+    inifile: Path | None, rootdir: Path, settings: Mapping[str, list[str]]
+) -> ProjectPolicy:
+    """The one project-wide policy, from the settings pytest reads.
+
+    Args:
+        inifile: pytest's configuration file (None: it found none).
+        rootdir: pytest's rootdir.
+        settings: the plugin's ini keys that are set (an override counts), each as its
+            lines; a key that is not set is absent.
+
+    More than one source of a policy is a :class:`ConfigError`: an ini list quietly
+    replacing the pyproject table (or the reverse) would switch a list off unseen.
+    """
+    inifile_name = inifile.name if inifile is not None else "the ini file"
+    found: list[tuple[DomainPolicy, str, Path | None]] = []
+    lists = {key: _entries(settings[key]) for key in INI_POLICY_KEYS if key in settings}
+    for key, domains in lists.items():
+        if not domains:
+            raise ConfigError(
+                f"ini key {key} in {inifile_name} is set but lists no domain, so it would "
+                "audit nothing. List one domain per line (or separate them with commas), or "
+                "remove the key."
+            )
+    if lists:
+        [first, *_] = lists
+        where = f"ini key {first} in {inifile_name}" if len(lists) == 1 else inifile_name
+        policy = build_policy(
+            where,
+            allow=lists.get(INI_POLICY_KEYS[0]),
+            block=lists.get(INI_POLICY_KEYS[1]),
+            names=(*INI_POLICY_KEYS, "policy"),
+        )
+        assert policy is not None
+        found.append((policy, inifile_name, inifile))
+    read = [inifile] if inifile is not None else []
+    if POLICY_FILE_KEY in settings:
+        [named] = _entries(settings[POLICY_FILE_KEY])[:1] or [""]
+        if not named:
+            raise ConfigError(
+                f"ini key {POLICY_FILE_KEY} in {inifile_name} is set but names no file; name "
+                "a TOML file (relative to the rootdir) or remove the key."
+            )
+        path = rootdir / named
+        if not path.is_file():
+            raise ConfigError(
+                f"ini key {POLICY_FILE_KEY} in {inifile_name} names {named}, but {path} is "
+                "not a file. Fix the path (it is relative to the rootdir) or remove the key."
+            )
+        found.append((policy_file(path), f"{named} ({POLICY_FILE_KEY})", path))
+        read.append(path)
+    pyproject = pyproject_for(inifile, rootdir)
+    if pyproject.is_file():
+        if pyproject not in read:
+            read.append(pyproject)
+        table = read_table(pyproject)
+        if table is not None:
+            policy = policy_from(table, f"{pyproject} [{TABLE}]")
+            found.append((policy, f"pyproject.toml [{TABLE}]", pyproject))
+    if len(found) > 1:
+        raise ConfigError(
+            f"a project-wide domain policy is set in {len(found)} places "
+            f"({'; '.join(origin for _, origin, _ in found)}), and a run is audited with one. "
+            "Which one should win is not a guess to make: keep one."
+        )
+    if not found:
+        return ProjectPolicy(None, "none", tuple(read))
+    [(policy, origin, written_in)] = found
+    return ProjectPolicy(policy, origin, tuple(read), written_in)
+
+
+def _entries(lines: list[str]) -> list[str]:
+    """One entry per line, or several separated by commas, blanks dropped."""
+    return [entry.strip() for line in lines for entry in line.split(",") if entry.strip()]
+
+
+def pytest_settings(inifile: Path) -> dict[str, Any] | None:
+    """The raw settings of a pytest configuration file, or None if it has no pytest section.
+
+    pyproject.toml: ``[tool.pytest.ini_options]`` (and pytest 9's ``[tool.pytest]``);
+    pytest.toml: ``[pytest]``; setup.cfg: ``[tool:pytest]``; other ini files: ``[pytest]``.
+    """
+    if inifile.suffix == ".toml":
+        data = _toml(inifile)
+        if inifile.name != "pyproject.toml":
+            table = data.get("pytest")
+            return dict(table) if isinstance(table, dict) else {}
+        tool = data.get("tool")
+        native = tool.get("pytest") if isinstance(tool, dict) else None
+        if not isinstance(native, dict):
+            return None
+        options = native.get("ini_options")
+        settings = dict(options) if isinstance(options, dict) else {}
+        settings.update((key, value) for key, value in native.items() if key != "ini_options")
+        return settings
+    import configparser  # only for ini-style files, off the start-up path otherwise
+
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    parser.optionxform = str  # type: ignore[assignment,method-assign]
+    try:
+        parser.read_string(inifile.read_text(encoding="utf-8"), source=str(inifile))
+    except OSError as error:
+        raise ConfigError(f"{inifile}: cannot be read ({error.strerror})") from None
+    except (configparser.Error, UnicodeDecodeError) as error:
+        raise ConfigError(f"{inifile}: not an ini file ({error})") from None
+    section = "tool:pytest" if inifile.name == "setup.cfg" else "pytest"
+    if not parser.has_section(section):
+        return {} if inifile.name in _ALWAYS_CONFIG else None
+    return dict(parser.items(section))
+
+
+def lines_of(value: Any) -> list[str]:
+    """A raw ini or TOML value as pytest's ``linelist`` reads it."""
+    if isinstance(value, list):
+        return [str(entry) for entry in value]
+    return [line.strip() for line in str(value).splitlines() if line.strip()]
+
+
+def locate_config(start: Path) -> tuple[Path | None, Path]:
+    """pytest's configuration file and rootdir for a run started in ``start`` (no arguments).
+
+    pytest's rules (8.1 and later): the first folder from ``start`` upwards holding a
+    configuration file with a pytest section (pytest.ini and pytest.toml count even
+    without one), in pytest's order of names; else the first pyproject.toml, with no
+    pytest table; else the first folder with a setup.py; else ``start``.
+    """
+    start = start.resolve()
+    fallback: Path | None = None
+    for folder in (start, *start.parents):
+        for name in CONFIG_NAMES:
+            path = folder / name
+            if not path.is_file():
+                continue
+            if name in _ALWAYS_CONFIG or pytest_settings(path) is not None:
+                return path, folder
+            if name == "pyproject.toml" and fallback is None:
+                fallback = path
+    if fallback is not None:
+        return fallback, fallback.parent
+    for folder in (start, *start.parents):
+        if (folder / "setup.py").is_file():
+            return None, folder
+    return None, start
+
+
+def policy_at(start: Path) -> ProjectPolicy:
+    """The project policy a pytest run started in ``start`` would read (the command line)."""
+    inifile, rootdir = locate_config(start)
+    raw = pytest_settings(inifile) if inifile is not None else None
+    keys = (*INI_POLICY_KEYS, POLICY_FILE_KEY)
+    settings = {key: lines_of(raw[key]) for key in keys if raw and key in raw}
+    return project_policy(inifile, rootdir, settings)
 
 
 def _toml(path: Path) -> dict[str, Any]:

@@ -260,13 +260,7 @@ def _audit(args: argparse.Namespace) -> int:
 
 
 def _policy(args: argparse.Namespace) -> tuple[Any, str]:
-    from agentloop_tools._config import (
-        ConfigError,
-        nearest_pyproject,
-        policy_file,
-        policy_from,
-        read_table,
-    )
+    from agentloop_tools._config import ConfigError, policy_at, policy_file
     from agentloop_tools.web import DomainPolicy
 
     try:
@@ -276,17 +270,20 @@ def _policy(args: argparse.Namespace) -> tuple[Any, str]:
             return DomainPolicy.block(args.block), "--block"
         if args.policy:
             return policy_file(Path(args.policy)), args.policy
-        pyproject = nearest_pyproject(Path.cwd())
-        table = read_table(pyproject) if pyproject is not None else None
-        if pyproject is not None and table is not None:
-            where = f"{pyproject} [tool.agentloop-tools]"
-            return policy_from(table, where), str(pyproject)
+        # The policy a pytest run started here would use: pytest's configuration file
+        # and rootdir, never a parent folder's pyproject.toml.
+        found = policy_at(Path.cwd())
+        if found.policy is not None:
+            table = " [tool.agentloop-tools]" if found.origin.startswith("pyproject") else ""
+            return found.policy, f"{found.path}{table}"
     except (ConfigError, ValueError, TypeError) as error:
         raise UsageProblem(str(error)) from None
+    read = ", ".join(str(path) for path in found.read) or "no configuration file"
     raise UsageProblem(
         "no policy: pass --allow DOMAIN[,DOMAIN...], --block DOMAIN[,DOMAIN...] or --policy "
-        "FILE, or set "
-        "allow = [...] or block = [...] under [tool.agentloop-tools] in pyproject.toml."
+        "FILE, or set allow = [...] or block = [...] under [tool.agentloop-tools] in the "
+        "pyproject.toml a pytest run here reads (or the ini keys agentloop_allow_domains / "
+        f"agentloop_block_domains / agentloop_policy_file). Read: {read}."
     )
 
 

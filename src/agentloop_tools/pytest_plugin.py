@@ -19,14 +19,16 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from agentloop_tools._plugin.hooks import (
+from agentloop_tools._plugin.messages import RECORD_IN_CI_OPTION
+from agentloop_tools._plugin.scope import (
     EVIDENCE,
+    GUARD_FIXTURE,
+    MARKER_NAME,
     SESSION_NAME,
-    AgentloopSession,
     in_scope,
     session_of,
+    supported,
 )
-from agentloop_tools._plugin.messages import DOCS, RECORD_IN_CI_OPTION
 from agentloop_tools._providers import PROVIDERS
 
 if TYPE_CHECKING:
@@ -95,6 +97,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,  # unset is None, written empty is []: an empty key is an error
     )
     parser.addini(
+        "agentloop_policy_file",
+        "A TOML file (relative to the rootdir) holding the project-wide allow = [...] or "
+        "block = [...] list.",
+        default=None,
+    )
+    parser.addini(
         "agentloop_volatile_fields",
         "Request body fields ignored when matching cassettes (dotted paths, * for lists).",
         type="linelist",
@@ -105,10 +113,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "domain_policy(*, allow=None, block=None, policy=None, require_evidence=True): audit "
+        f"{MARKER_NAME}(*, allow=None, block=None, policy=None, require_evidence=True): audit "
         "everything this test's agents did against a domain policy; a violation, or no agent "
-        f"evidence at all, fails the test. See {DOCS}.",
+        "evidence at all, fails the test (agentloop-tools' testing guide).",
     )
+    if not supported():
+        # Loaded in every run of the environment: on a pytest it cannot serve, stay out
+        # of the way unless the run asks for it.
+        from agentloop_tools._plugin.inert import Inert
+
+        config.pluginmanager.register(Inert(config), SESSION_NAME)
+        return
+    from agentloop_tools._plugin.hooks import AgentloopSession
+
     config.pluginmanager.register(AgentloopSession(config), SESSION_NAME)
 
 
@@ -151,12 +168,14 @@ def agentloop_agent(
         builder.close()
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture(name=GUARD_FIXTURE)
 def _agentloop_cassette_guard(request: pytest.FixtureRequest) -> Iterator[None]:
     """For this plugin's tests, whoever builds the agent: provider traffic stays local.
 
     Without a cassette (or recording with a placeholder key), a request to a real
-    provider fails the test before it leaves; a replay miss fails at once.
+    provider fails the test before it leaves; a replay miss fails at once. Given only
+    to the tests that use the plugin (added to them when they are collected), so the
+    rest of a project's tests never see it.
     """
     if not in_scope(request.node):
         yield

@@ -86,7 +86,7 @@ def test_the_policy_can_come_from_a_file_or_pyproject(tmp_path: Path) -> None:
     )
     result = run("audit", OPENAI_DEMO, cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "from " + str(tmp_path / "pyproject.toml") in result.stdout
+    assert "from " + str(tmp_path / "pyproject.toml") + " [tool.agentloop-tools]" in result.stdout
 
 
 @pytest.mark.parametrize(

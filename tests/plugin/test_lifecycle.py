@@ -182,7 +182,8 @@ def test_a_missing_cassette_says_where_it_looked_and_how_to_record(
             "The agent sent: POST https://api.anthropic.com/v1/messages  (asks: What is new*",
             "Record it once with real keys in the environment:",
             "  pytest test_agent.py::test_agent --record-mode=once",
-            "or record it from a scripted provider (see docs/testing.md, *",
+            "or record it from a scripted provider: https://*/testing.md"
+            "#recording-without-a-live-provider",
         ],
         consecutive=True,
     )
@@ -318,10 +319,20 @@ def test_recording_while_ci_is_set_is_refused(
     project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CI", "true")
+    # Refused for the test that would record, at its setup, before the agent runs; the
+    # session itself runs on (other tests are not the plugin's to stop).
+    project.makepyfile(test_other="def test_unrelated():\n    pass\n")
     result = project.runpytest("--record-mode=once")
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--record-mode=once while CI is set*--agentloop-record-in-ci*"])
-    project.runpytest("--record-mode=once", "--agentloop-record-in-ci").assert_outcomes(passed=1)
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*agentloop-tools: this test would record (its cassette is missing) while CI is set.",
+            "Cassette: */cassettes/test_agent/test_agent.yaml",
+        ]
+    )
+    result.stdout.fnmatch_lines(["*--agentloop-record-in-ci if recording in CI is intended*"])
+    assert not (project.path / "cassettes").exists(), "nothing was recorded"
+    project.runpytest("--record-mode=once", "--agentloop-record-in-ci").assert_outcomes(passed=2)
 
 
 def test_plain_vcrpy_cassettes_replay_unchanged(project: pytest.Pytester) -> None:

@@ -172,20 +172,6 @@ def test_a_project_policy_that_would_read_as_none_stops_the_run(
     result.stdout.no_fnmatch_line("*passed*")
 
 
-def test_the_policy_in_a_pyproject_above_the_rootdir_applies(project: pytest.Pytester) -> None:
-    # pytest's rootdir is the subfolder holding pytest.ini; the command line, run there,
-    # reads the repository's pyproject.toml, and so does the plugin.
-    (project.path / "pyproject.toml").write_text(
-        '[tool.agentloop-tools]\nblock = ["wikipedia.org"]\n'
-    )
-    package = project.mkdir("pkg")
-    (package / "pytest.ini").write_text("[pytest]\n")
-    (package / "test_agent.py").write_text(LEAKY_TEST.format(marker=""))
-    result = project.runpytest("--record-mode=once", "pkg")
-    result.stdout.fnmatch_lines(["*default policy=block 1 domain(s) from pyproject.toml"])
-    result.assert_outcomes(failed=1)
-
-
 def test_a_bad_marker_under_xdist_fails_its_test_with_the_message(
     project: pytest.Pytester,
 ) -> None:

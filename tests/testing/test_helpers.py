@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from agentloop import Transcript
 
+from agentloop_tools._docs import docs_url
 from agentloop_tools.testing import (
     AgentloopEvidence,
     EvidenceAssertionError,
@@ -61,7 +62,7 @@ def test_assert_not_cited_lists_the_offending_citations(answered: Transcript) ->
         "",
         "To keep a domain out of answers, filter the search with a DomainPolicy.",
         "",
-        "See the testing guide, docs/testing.md (assert_not_cited).",
+        f"See {docs_url('assert_not_cited')}.",
     ]
 
 

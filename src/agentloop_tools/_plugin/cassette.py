@@ -152,6 +152,13 @@ def provider_requests(item: pytest.Item) -> int:
     )
 
 
+def recorded_provider_requests(cassette: Any) -> int:
+    """Model-provider requests a cassette holds, whether or not this test used them yet."""
+    from agentloop_tools._providers import provider_for_host
+
+    return sum(1 for request in cassette.requests if provider_for_host(request.host or ""))
+
+
 def provider_answers(item: pytest.Item) -> int:
     """Successful (2xx) model-provider responses this test replayed or recorded."""
     cassette = (getattr(item, "funcargs", None) or {}).get("vcr")

@@ -14,24 +14,29 @@ import pytest
 
 from agentloop_tools._plugin import messages
 from agentloop_tools._plugin.network import ReplayClients
-from agentloop_tools._plugin.policies import DefaultPolicy, Marker, default_policy, read_marker
+from agentloop_tools._plugin.policies import (
+    DefaultPolicy,
+    Marker,
+    default_policy,
+    marker_near_miss,
+    read_marker,
+    refuse_unknown_ini_keys,
+)
+from agentloop_tools._plugin.scope import EVIDENCE, GUARD_FIXTURE, MARKER_NAME, in_scope
 
 if TYPE_CHECKING:
     from agentloop_tools.cassettes import BodyMatcher
     from agentloop_tools.testing import AgentloopEvidence
     from agentloop_tools.web import DomainPolicy
 
-SESSION_NAME = "agentloop-tools-session"
 REPORT_OPTIONS = (
     ("--agentloop-report", "agentloop_report"),
     ("--agentloop-report-html", "agentloop_report_html"),
 )
-OUR_FIXTURES = frozenset({"agentloop_env", "agentloop_agent", "agentloop_evidence"})
 _RECORD_PROPERTY = "agentloop_tools"
 _NOT_AUDITED_PROPERTY = "agentloop_tools_not_audited"
 _TEARDOWN_PROPERTY = "agentloop_tools_teardown"
 
-EVIDENCE = pytest.StashKey["AgentloopEvidence"]()
 MARKER = pytest.StashKey[Marker]()
 _VIOLATIONS = pytest.StashKey[int]()
 _NOT_AUDITED = pytest.StashKey[bool]()
@@ -44,9 +49,12 @@ class AgentloopSession:
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
+        # A mistyped key would otherwise be one warning and a run with no policy.
+        refuse_unknown_ini_keys(config)
         self.provider = _default_provider(config)
-        _refuse_recording_in_ci(config)
         # Read now: a bad list stops the run before any test, never half-way through it.
+        # (Recording in CI is refused per test, for the tests that use the plugin: a
+        # project that only uses pytest-recording must run as it would without us.)
         self.default: DefaultPolicy = default_policy(config)
         _prepare_report_paths(config)
         self.replay_clients = ReplayClients()
@@ -57,22 +65,50 @@ class AgentloopSession:
 
     # Start of the run ------------------------------------------------------------
 
-    def pytest_report_header(self, config: pytest.Config) -> str:
+    def pytest_report_header(self, config: pytest.Config) -> list[str] | None:
+        """One line when the plugin is configured, or under -v; nothing otherwise."""
+        configured = (
+            self.default.policy is not None
+            or self.provider is not None
+            or self._reports_wanted()
+            or bool(config.getoption("agentloop_record_in_ci"))
+        )
+        if not configured and config.getoption("verbose", 0) <= 0:
+            return None
         record_mode = config.getoption("record_mode", default=None) or "none"
-        return (
+        lines = [
             f"agentloop-tools: provider={self.provider or 'from LLM_PROVIDER'}, "
             f"record-mode={record_mode}, default policy={self.default.summary()}"
-        )
+        ]
+        if config.getoption("verbose", 0) > 0:
+            read = ", ".join(str(path) for path in self.default.read) or "no configuration file"
+            lines.append(f"agentloop-tools: project policy read from {read}")
+        return lines
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         """Read every domain_policy marker before any test runs: one bad marker stops the run.
 
-        A marker also brings the evidence fixture, so there is something to audit.
+        A marker near-miss (``domian_policy``) stops it too. A test that uses the plugin
+        gets its cassette guard (and, when marked, the evidence fixture): those are
+        attached here, test by test, never to the rest of the project's tests.
         """
         problems = []
+        registered = _registered_markers(self.config)
+        near: dict[str, bool] = {}  # by marker name: a suite has few names, many tests
         for item in items:
-            if item.get_closest_marker("domain_policy") is None:
+            for mark in item.iter_markers():
+                if mark.name not in near:
+                    near[mark.name] = marker_near_miss(mark.name, registered)
+                if near[mark.name]:
+                    problem = messages.marker_near_miss(item.nodeid, mark.name, MARKER_NAME)
+                    problems.append(problem)
+                    item.stash[_MARKER_PROBLEM] = problem
+                    break
+            if _MARKER_PROBLEM in item.stash:
+                continue
+            _attach_guard(item)
+            if item.get_closest_marker(MARKER_NAME) is None:
                 continue
             try:
                 item.stash[MARKER] = read_marker(item)
@@ -82,6 +118,7 @@ class AgentloopSession:
                 continue
             if isinstance(item, pytest.Function) and "agentloop_evidence" not in item.fixturenames:
                 item.fixturenames.append("agentloop_evidence")
+        problems = list(dict.fromkeys(problems))
         if problems and not hasattr(self.config, "workerinput"):
             raise pytest.UsageError("\n".join(problems))
         # An xdist worker's usage error is lost in an INTERNALERROR: there each bad test
@@ -95,7 +132,8 @@ class AgentloopSession:
         problem = item.stash.get(_MARKER_PROBLEM, None)
         if problem is not None:
             pytest.fail(problem, pytrace=False)
-        if item.get_closest_marker("domain_policy") is not None and MARKER not in item.stash:
+        _attach_guard(item)  # an item made after collection (another plugin's)
+        if item.get_closest_marker(MARKER_NAME) is not None and MARKER not in item.stash:
             # An item made after collection (another plugin's): read its marker now.
             problem = None
             try:
@@ -128,26 +166,80 @@ class AgentloopSession:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> Iterator[None]:
-        """After a passing test body: unused interactions, evidence, then the domain policy.
+        """After the test body: unused interactions, evidence, then the domain policy.
 
-        Each is reported as a failure of the test itself, not as an error.
+        Each is reported as a failure of the test itself, not as an error. A body that
+        ends in ``pytest.skip()`` or ``pytest.xfail()`` after its agent ran is audited
+        all the same: a breach is never turned into a skip.
         """
-        result = yield
+        ours = in_scope(item)
+        # A plain vcrpy test under the project's policy: its recorded model traffic is
+        # evidence the plugin never saw, so the policy would check nothing.
+        plain_vcr = (
+            not ours and self.default.policy is not None and "vcr" in getattr(item, "funcargs", {})
+        )
+        if not ours and not plain_vcr:
+            return (yield)  # not the plugin's test: its outcome is its own
+        if plain_vcr:
+            self._refuse_recording_model_traffic_in_ci(item)
+        ended: BaseException | None = None
         try:
-            if in_scope(item):
+            result = yield
+        except (pytest.skip.Exception, pytest.xfail.Exception) as early:
+            if not self._agent_ran(item):
+                raise  # skipped before any agent ran: a skip, as the test says
+            ended, result = early, None
+        try:
+            if ours:
                 from agentloop_tools._plugin.cassette import check_unused_interactions
 
-                check_unused_interactions(item)
+                if ended is None:
+                    check_unused_interactions(item)
                 self._require_evidence(item)
                 self._audit(item)
-            elif self.default.policy is not None and "vcr" in getattr(item, "funcargs", {}):
-                # A plain vcrpy test under the project's policy: its recorded model traffic
-                # is evidence the plugin never saw, so the policy would check nothing.
+            else:
                 self._require_evidence(item)
-        except pytest.fail.Exception:
+        except pytest.fail.Exception as failure:
             item.stash[_GATE_FAILED] = True
-            raise
+            notes = [str(failure.msg)]
+            if ended is not None:
+                how = "xfail" if isinstance(ended, pytest.xfail.Exception) else "skip"
+                notes.append(messages.ended_after_breach(how))
+            if item.get_closest_marker("xfail") is not None and not _expects_the_gate(item):
+                notes.append(messages.xfail_does_not_expect(item.nodeid))
+            if len(notes) == 1:
+                raise
+            pytest.fail("\n".join(notes), pytrace=False)
+        if ended is not None:
+            raise ended
         return result
+
+    def _agent_ran(self, item: pytest.Item) -> bool:
+        """Whether the body got as far as an agent: a conversation seen, or model traffic."""
+        evidence = evidence_of(item)
+        if evidence is not None and evidence.transcripts:
+            return True
+        from agentloop_tools._plugin.cassette import provider_requests
+
+        return provider_requests(item) > 0
+
+    def _refuse_recording_model_traffic_in_ci(self, item: pytest.Item) -> None:
+        """A plain vcr test under the project policy must not record model traffic in CI."""
+        from agentloop_tools._plugin.cassette import ci, recorded_provider_requests
+
+        cassette = item.funcargs.get("vcr")  # type: ignore[attr-defined]
+        if (
+            cassette is None
+            or cassette.write_protected
+            or not ci()
+            or self.config.getoption("agentloop_record_in_ci")
+        ):
+            return
+        if recorded_provider_requests(cassette):
+            path = str(cassette._path)
+            pytest.fail(
+                messages.recording_test_in_ci(item.nodeid, path, exists=True), pytrace=False
+            )
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_runtest_makereport(
@@ -179,7 +271,7 @@ class AgentloopSession:
             record: dict[str, Any] = (
                 self._record(item, evidence, report)
                 if self._reports_wanted()
-                else {"test": item.nodeid, "outcome": report.outcome}
+                else {"test": item.nodeid, "outcome": outcome_label(report)}
             )
             record["conversation_count"] = len(evidence.transcripts)
             record["violation_count"] = item.stash.get(_VIOLATIONS, 0)
@@ -349,24 +441,33 @@ class AgentloopSession:
             policy,
             origin,
             describe(item),
-            outcome=report.outcome,
+            outcome=outcome_label(report),
             failure=failure,
         )
 
 
-def session_of(config: pytest.Config) -> AgentloopSession:
-    plugin = config.pluginmanager.get_plugin(SESSION_NAME)
-    assert isinstance(plugin, AgentloopSession)
-    return plugin
+def outcome_label(report: pytest.TestReport) -> str:
+    """The outcome as pytest's summary names it: xfailed and xpassed are not skipped/passed."""
+    if hasattr(report, "wasxfail"):
+        return "xfailed" if report.skipped else "xpassed"
+    return report.outcome
 
 
-def in_scope(item: pytest.Item) -> bool:
-    """Whether this plugin's cassette rules apply: the test uses its fixtures or marker."""
-    names = getattr(item, "fixturenames", ())
-    return (
-        bool(OUR_FIXTURES.intersection(names))
-        or item.get_closest_marker("domain_policy") is not None
-    )
+def _registered_markers(config: pytest.Config) -> set[str]:
+    names = set()
+    for line in config.getini("markers"):
+        names.add(line.split(":", 1)[0].split("(", 1)[0].strip())
+    return names
+
+
+def _attach_guard(item: pytest.Item) -> None:
+    """The cassette guard for a test that uses the plugin, set up before its fixtures."""
+    if (
+        isinstance(item, pytest.Function)
+        and in_scope(item)
+        and GUARD_FIXTURE not in item.fixturenames
+    ):
+        item.fixturenames.insert(0, GUARD_FIXTURE)
 
 
 def _expects_the_gate(item: pytest.Item) -> bool:
@@ -390,18 +491,6 @@ def _default_provider(config: pytest.Config) -> str | None:
     if provider and provider not in PROVIDERS:
         raise pytest.UsageError(messages.unknown_ini_provider(provider, list(PROVIDERS)))
     return str(provider) if provider else None
-
-
-def _refuse_recording_in_ci(config: pytest.Config) -> None:
-    from agentloop_tools._plugin.cassette import ci
-
-    record_mode = config.getoption("record_mode", default=None)
-    if (
-        record_mode not in (None, "none")
-        and ci()
-        and not config.getoption("agentloop_record_in_ci")
-    ):
-        raise pytest.UsageError(messages.recording_mode_in_ci(record_mode))
 
 
 def _prepare_report_paths(config: pytest.Config) -> None:

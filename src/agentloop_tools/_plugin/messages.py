@@ -5,7 +5,8 @@ from __future__ import annotations
 import shlex
 from collections.abc import Sequence
 
-DOCS = "docs/testing.md"
+from agentloop_tools._docs import docs_url
+
 RECORD_IN_CI_OPTION = "--agentloop-record-in-ci"
 
 
@@ -22,7 +23,7 @@ def no_cassette(nodeid: str) -> str:
         "then record the cassette once with real keys:\n"
         f"  {rerun_command(nodeid, 'once')}\n"
         "(or pass http_client= to agentloop_agent to use your own transport). "
-        f"See {DOCS}."
+        f"See {docs_url('recording')}."
     )
 
 
@@ -30,7 +31,7 @@ def placeholder_key_sent(nodeid: str, host: str, variable: str) -> str:
     return (
         f"agentloop-tools: recording {nodeid} would send a placeholder key to {host}: set "
         f"{variable} in the environment to record live, or record from a scripted provider; "
-        f"see {DOCS}."
+        f"see {docs_url('recording-without-provider')}."
     )
 
 
@@ -38,7 +39,8 @@ def missing_keys(nodeid: str, provider: str, missing: Sequence[str]) -> str:
     return (
         f"agentloop-tools: recording {nodeid} with provider {provider!r} needs "
         f"{' and '.join(missing)} in the environment. Set it, or record from a "
-        f"scripted provider (agentloop_tools.testing.ScriptedProvider); see {DOCS}."
+        f"scripted provider (agentloop_tools.testing.ScriptedProvider); see "
+        f"{docs_url('recording-without-provider')}."
     )
 
 
@@ -70,14 +72,6 @@ def needs_pytest_recording() -> str:
     )
 
 
-def recording_mode_in_ci(record_mode: str) -> str:
-    return (
-        f"--record-mode={record_mode} while CI is set: recording in CI would call the "
-        "provider with real keys and rewrite cassettes. Record on your machine and commit "
-        f"the cassettes, or pass {RECORD_IN_CI_OPTION} if this is really intended."
-    )
-
-
 def recording_test_in_ci(nodeid: str, path: str, exists: bool) -> str:
     why = "its cassette is missing" if not exists else "its record mode allows recording"
     return (
@@ -85,7 +79,50 @@ def recording_test_in_ci(nodeid: str, path: str, exists: bool) -> str:
         f"Cassette: {path}\n"
         "Record it on your machine and commit it:\n"
         f"  {rerun_command(nodeid, 'once')}\n"
-        f"or pass {RECORD_IN_CI_OPTION} if recording in CI is intended."
+        f"or pass {RECORD_IN_CI_OPTION} if recording in CI is intended. "
+        f"See {docs_url('recording-in-ci')}."
+    )
+
+
+def marker_near_miss(nodeid: str, written: str, right: str) -> str:
+    return (
+        f"@pytest.mark.{written} on {nodeid} is not a registered marker, and it is one "
+        f"typo away from @pytest.mark.{right}: as written, the test would run with no "
+        f"domain policy. Did you mean @pytest.mark.{right}? (A marker of your own with "
+        f"this name must be registered in the ini file's markers.) See {docs_url('marker')}."
+    )
+
+
+def ini_key_near_miss(key: str, where: str, right: str | None, known: Sequence[str]) -> str:
+    guess = f"Did you mean {right}? " if right else ""
+    return (
+        f"ini key {key} in {where} is not an agentloop-tools setting, so as written it "
+        f"would be ignored. {guess}The plugin's keys are {', '.join(known)}. "
+        f"See {docs_url('options')}."
+    )
+
+
+def policy_sources(sources: Sequence[str]) -> str:
+    return (
+        f"a project-wide domain policy is set in {len(sources)} places: "
+        f"{'; '.join(sources)}. The run is audited with one policy, so which one wins is "
+        f"not the plugin's guess to make: keep one. See {docs_url('configuration')}."
+    )
+
+
+def ended_after_breach(how: str) -> str:
+    return (
+        f"(the test called pytest.{how}() after its agent ran: a domain policy failure "
+        "fails the test whatever the body did afterwards)"
+    )
+
+
+def xfail_does_not_expect(nodeid: str) -> str:
+    return (
+        f"({nodeid} is marked xfail, but an xfail marker expects the test's own failure, "
+        "not a domain policy breach, so this is reported as failed. To keep a known "
+        "breach in the suite, name the plugin's failure: "
+        "@pytest.mark.xfail(raises=pytest.fail.Exception, strict=True).)"
     )
 
 
@@ -105,7 +142,7 @@ def no_evidence(nodeid: str) -> str:
         + _CONNECT
         + "If this test runs no agent on purpose, say so with "
         "@pytest.mark.domain_policy(..., require_evidence=False); it is then listed as not "
-        f"audited in the summary. See {DOCS}."
+        f"audited in the summary. See {docs_url('marker')}."
     )
 
 
@@ -113,7 +150,7 @@ def unseen_conversation(nodeid: str, requests: int, origin: str) -> str:
     return (
         f"agentloop-tools: {nodeid} sent {requests} request(s) to a model provider (see its "
         "cassette), but no agent conversation reached the plugin, so the project's domain "
-        f"policy (from {origin}) audited nothing.\n" + _CONNECT + f"See {DOCS}."
+        f"policy (from {origin}) audited nothing.\n" + _CONNECT + f"See {docs_url('connect')}."
     )
 
 
@@ -123,7 +160,7 @@ def opted_out_but_sent(nodeid: str, requests: int) -> str:
         f"says it runs no agent, but it sent {requests} request(s) to a model provider (see "
         "its cassette) and no conversation reached the plugin, so nothing was audited.\n"
         + _CONNECT
-        + f"and remove require_evidence=False. See {DOCS}."
+        + f"and remove require_evidence=False. See {docs_url('connect')}."
     )
 
 
@@ -133,7 +170,7 @@ def unseen_requests(nodeid: str, sent: int, seen: int, origin: str) -> str:
         f"cassette), but only {seen} reached the plugin: an agent the plugin cannot see "
         f"talked to the provider, and the domain policy (from {origin}) did not audit it.\n"
         + _CONNECT
-        + f"for every agent the test builds. See {DOCS}."
+        + f"for every agent the test builds. See {docs_url('connect')}."
     )
 
 
@@ -191,8 +228,8 @@ def no_cassette_file(nodeid: str, path: str, sent: str) -> str:
         f"The agent sent: {sent}\n"
         "Record it once with real keys in the environment:\n"
         f"  {rerun_command(nodeid, 'once')}\n"
-        f"or record it from a scripted provider (see {DOCS}, 'Recording without a "
-        "live provider')."
+        "or record it from a scripted provider: "
+        f"{docs_url('recording-without-provider')}"
     )
 
 

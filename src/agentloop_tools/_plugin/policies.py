@@ -7,19 +7,33 @@ with a usage error naming it, never half-way through with some tests unaudited.
 
 from __future__ import annotations
 
+import contextlib
+from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 import pytest
 
 from agentloop_tools._plugin import messages
+from agentloop_tools._plugin.scope import MARKER_NAME
 
 if TYPE_CHECKING:
     from _pytest.nodes import Node
 
     from agentloop_tools.web import DomainPolicy
 
-INI_KEYS = ("agentloop_allow_domains", "agentloop_block_domains")
 MARKER_FIELDS = ("allow", "block", "policy")
+# Every ini key the plugin registers: a near miss of one, or any other agentloop_* key,
+# is a usage error (an unknown key is only a warning to pytest, and a lost policy).
+PLUGIN_INI_KEYS = (
+    "agentloop_provider",
+    "agentloop_allow_domains",
+    "agentloop_block_domains",
+    "agentloop_policy_file",
+    "agentloop_volatile_fields",
+)
+
+
+_WRITTEN = pytest.StashKey[set[str]]()
 
 
 class Marker(NamedTuple):
@@ -30,10 +44,11 @@ class Marker(NamedTuple):
 
 
 class DefaultPolicy(NamedTuple):
-    """The project-wide policy (None: none set) and where it was written."""
+    """The project-wide policy (None: none set), where it was written, and what was read."""
 
     policy: DomainPolicy | None
     origin: str
+    read: tuple[Path, ...] = ()
 
     def summary(self) -> str:
         if self.policy is None:
@@ -43,57 +58,107 @@ class DefaultPolicy(NamedTuple):
 
 
 def default_policy(config: pytest.Config) -> DefaultPolicy:
-    """The ini keys' policy, else ``[tool.agentloop-tools]`` in the nearest pyproject.toml.
+    """The project's policy, read where pytest reads its own configuration.
 
-    The nearest pyproject.toml at or above the rootdir: the file the command line reads
-    when run from there.
+    The ini keys (an ``-o`` override counts), the file ``agentloop_policy_file`` names,
+    and ``[tool.agentloop-tools]`` in pytest's pyproject.toml (its configuration file,
+    else the rootdir's); never a parent folder's. Two of them at once is an error.
     """
     from agentloop_tools._config import (
-        TABLE,
+        INI_POLICY_KEYS,
+        POLICY_FILE_KEY,
         ConfigError,
-        build_policy,
-        nearest_pyproject,
-        policy_from,
-        read_table,
+        project_policy,
     )
 
-    lists = [ini_domains(config, key) for key in INI_KEYS]
-    inifile = config.inipath.name if config.inipath else "the ini file"
-    set_keys = [key for key, domains in zip(INI_KEYS, lists, strict=True) if domains is not None]
-    if set_keys:
-        for key in set_keys:
-            if not lists[INI_KEYS.index(key)]:
-                raise pytest.UsageError(messages.empty_ini_key(key, inifile))
-        where = f"ini key {set_keys[0]} in {inifile}" if len(set_keys) == 1 else inifile
-        try:
-            policy = build_policy(
-                where, allow=lists[0], block=lists[1], names=(*INI_KEYS, "policy")
-            )
-        except ConfigError as error:
-            raise pytest.UsageError(str(error)) from None
-        return DefaultPolicy(policy, inifile)
-    pyproject = nearest_pyproject(config.rootpath)
-    if pyproject is None:
-        return DefaultPolicy(None, "none")
+    settings = {
+        key: [str(line) for line in config.getini(key) or ()]
+        for key in INI_POLICY_KEYS
+        if ini_is_set(config, key)
+    }
+    if ini_is_set(config, POLICY_FILE_KEY):
+        settings[POLICY_FILE_KEY] = [str(config.getini(POLICY_FILE_KEY) or "")]
     try:
-        table = read_table(pyproject)
-        if table is None:
-            return DefaultPolicy(None, "none")
-        policy = policy_from(table, f"{pyproject} [{TABLE}]")
+        found = project_policy(config.inipath, config.rootpath, settings)
     except ConfigError as error:
         raise pytest.UsageError(str(error)) from None
-    return DefaultPolicy(policy, f"{pyproject.name} [{TABLE}]")
+    return DefaultPolicy(found.policy, found.origin, found.read)
 
 
-def ini_domains(config: pytest.Config, key: str) -> list[str] | None:
-    """The key's domains (one per line, or separated by commas), or None if it is not set.
+def ini_is_set(config: pytest.Config, key: str) -> bool:
+    """Whether the key is written in pytest's configuration file or given with ``-o``.
 
-    The keys are registered with no default, so a key written empty reads as ``[]``.
+    Read from the file itself: ``getini`` answers a registered default for an unset
+    key, which older pytest releases cannot tell from a key written empty.
     """
-    lines = config.getini(key)
-    if lines is None:
-        return None
-    return [entry.strip() for line in lines for entry in line.split(",") if entry.strip()]
+    return key in written_ini_keys(config)
+
+
+def written_ini_keys(config: pytest.Config) -> set[str]:
+    """Every key in pytest's configuration file and its ``-o/--override-ini`` options."""
+    from agentloop_tools._config import ConfigError, pytest_settings
+
+    cached = config.stash.get(_WRITTEN, None)
+    if cached is not None:
+        return cached
+    keys: set[str] = set()
+    for entry in config.getoption("override_ini", None) or ():
+        name, equals, _ = str(entry).partition("=")
+        if equals:
+            keys.add(name.strip())
+    if config.inipath is not None:
+        # pytest read the file; a reading we cannot repeat adds no key.
+        with contextlib.suppress(ConfigError):
+            keys.update(pytest_settings(config.inipath) or {})
+    config.stash[_WRITTEN] = keys
+    return keys
+
+
+def refuse_unknown_ini_keys(config: pytest.Config) -> None:
+    """An ``agentloop_*`` key the plugin does not know, or a near miss of one, stops the run."""
+    registered = set(getattr(getattr(config, "_parser", None), "_inidict", {}) or ())
+    registered.update(PLUGIN_INI_KEYS)
+    where = config.inipath.name if config.inipath is not None else "-o"
+    unknown = sorted(written_ini_keys(config) - registered)
+    if not unknown:
+        return
+    import difflib
+
+    for key in unknown:
+        near = difflib.get_close_matches(key, PLUGIN_INI_KEYS, n=1, cutoff=0.8)
+        if key.startswith("agentloop") or near:
+            raise pytest.UsageError(
+                messages.ini_key_near_miss(key, where, near[0] if near else None, PLUGIN_INI_KEYS)
+            )
+
+
+def marker_near_miss(name: str, registered: set[str]) -> bool:
+    """An unregistered marker name one or two typos from ``domain_policy``."""
+    if name == MARKER_NAME or name in registered:
+        return False
+    import difflib
+
+    if difflib.get_close_matches(name, [MARKER_NAME], n=1, cutoff=0.8):
+        return True
+    return _edits(name.lower(), MARKER_NAME) <= 2
+
+
+def _edits(a: str, b: str) -> int:
+    """Edit distance with adjacent transpositions (optimal string alignment)."""
+    if abs(len(a) - len(b)) > 2:
+        return 3
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i, char in enumerate(a, 1):
+        current = [i]
+        for j, other in enumerate(b, 1):
+            cost = char != other
+            best = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            if i > 1 and j > 1 and char == b[j - 2] and a[i - 2] == other:
+                best = min(best, previous2[j - 2] + 1)
+            current.append(best)
+        previous2, previous = previous, current
+    return previous[-1]
 
 
 def read_marker(item: pytest.Item) -> Marker:
@@ -104,7 +169,7 @@ def read_marker(item: pytest.Item) -> Marker:
     on one node (stacked decorators, a decorator and ``pytest.param(marks=...)``) are
     refused: which one should win is not the plugin's guess to make.
     """
-    marked = list(item.iter_markers_with_node("domain_policy"))
+    marked = list(item.iter_markers_with_node(MARKER_NAME))
     assert marked, "read_marker is only called for marked tests"
     read = [_read_one(item, node, marker) for node, marker in marked]
     nodes = [node for node, _ in marked]

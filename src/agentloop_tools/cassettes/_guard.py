@@ -15,10 +15,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from agentloop_tools._docs import docs_url
 from agentloop_tools._secrets import Detector
 from agentloop_tools.cassettes._leaks import Leak, Undecodable, cassette_leaks
 
-DOCS = "docs/secrets.md"
 _SHOWN = 10
 
 
@@ -69,7 +69,7 @@ def refusal_message(path: str | None, leaks: Sequence[Leak]) -> str:
         )
     lines.append(
         "If the value is not a secret, use one that does not look like a key. "
-        f"Rotate any real key that was printed or committed. See {DOCS}."
+        f"Rotate any real key that was printed or committed. See {docs_url('secrets')}."
     )
     return "\n".join(lines)
 

@@ -16,6 +16,7 @@ from ada_url import parse_url
 from agentloop import Citation, Source, Transcript
 from agentloop.transcript import HostedToolPart, Message, TextPart
 
+from agentloop_tools._docs import docs_url
 from agentloop_tools._secrets import redact
 from agentloop_tools.testing._evidence import AgentloopEvidence
 from agentloop_tools.web import DomainPolicy, Violation, citations, sources
@@ -26,7 +27,6 @@ from agentloop_tools.web._url import locate
 
 type Evidence = Transcript | Sequence[Message] | AgentloopEvidence | Any
 
-DOCS = "the testing guide, docs/testing.md"
 _EXCERPT = 60
 
 
@@ -75,7 +75,7 @@ def assert_cited(transcript: Evidence, *targets: str, since: int = 0) -> None:
             "If citing is optional, assert_searched() checks what was consulted; if the "
             "cassette is stale, re-record it with --record-mode=rewrite.",
         ]
-    raise EvidenceAssertionError("\n".join([*lines, "", f"See {DOCS} (assert_cited)."]))
+    raise EvidenceAssertionError("\n".join([*lines, "", f"See {docs_url('assert_cited')}."]))
 
 
 def assert_not_cited(transcript: Evidence, *targets: str, since: int = 0) -> None:
@@ -91,7 +91,7 @@ def assert_not_cited(transcript: Evidence, *targets: str, since: int = 0) -> Non
     lines = [f"assert_not_cited: {_count(hit, targets)} cited: {_names(hit)}.", ""]
     lines += _citation_lines(offending, conversations, heading="Offending citations")
     lines += ["", "To keep a domain out of answers, filter the search with a DomainPolicy."]
-    raise EvidenceAssertionError("\n".join([*lines, "", f"See {DOCS} (assert_not_cited)."]))
+    raise EvidenceAssertionError("\n".join([*lines, "", f"See {docs_url('assert_not_cited')}."]))
 
 
 def assert_searched(transcript: Evidence, *targets: str, since: int = 0) -> None:
@@ -125,7 +125,7 @@ def assert_searched(transcript: Evidence, *targets: str, since: int = 0) -> None
         lines.append(f"A {part.kind} call{query} failed with {part.error!r}.")
     if failed:
         lines.append("A failed search has no sources: see the provider's error code above.")
-    raise EvidenceAssertionError("\n".join([*lines, "", f"See {DOCS} (assert_searched)."]))
+    raise EvidenceAssertionError("\n".join([*lines, "", f"See {docs_url('assert_searched')}."]))
 
 
 def assert_no_violations(transcript: Evidence, policy: DomainPolicy, *, since: int = 0) -> None:
@@ -152,7 +152,7 @@ def assert_no_violations(transcript: Evidence, policy: DomainPolicy, *, since: i
             policy,
             several=len(conversations) > 1,
         )
-        + f"\n\nSee {DOCS} (assert_no_violations)."
+        + f"\n\nSee {docs_url('assert_no_violations')}."
     )
 
 

@@ -1,0 +1,66 @@
+"""Which tests the plugin acts on, and whether this pytest can host it.
+
+Imported by the entry point on every pytest start-up of the environment, on any pytest
+version: the standard library and pytest's oldest public API only (no new-style hook
+wrappers here, which older pluggy releases reject at import).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from agentloop_tools._plugin.hooks import AgentloopSession
+    from agentloop_tools.testing import AgentloopEvidence
+
+SESSION_NAME = "agentloop-tools-session"
+MARKER_NAME = "domain_policy"
+GUARD_FIXTURE = "_agentloop_cassette_guard"
+OUR_FIXTURES = frozenset({"agentloop_env", "agentloop_agent", "agentloop_evidence"})
+# The testing extra's floor: before 8.3.3 pytest evaluates plugin properties during
+# fixture discovery, and hook wrappers need a recent pluggy.
+MIN_PYTEST = (8, 3, 3)
+
+EVIDENCE: pytest.StashKey[AgentloopEvidence] = pytest.StashKey()
+
+
+def pytest_version() -> tuple[int, ...]:
+    """The release numbers of the running pytest (``(8, 3, 3)``), without dev or local parts."""
+    numbers: list[int] = []
+    for part in pytest.version_tuple[:3]:
+        if not isinstance(part, int):
+            break
+        numbers.append(part)
+    return tuple(numbers)
+
+
+def supported() -> bool:
+    return pytest_version() >= MIN_PYTEST
+
+
+def needs_pytest() -> str:
+    floor = ".".join(map(str, MIN_PYTEST))
+    return (
+        f"agentloop-tools needs pytest>={floor}; this is pytest {pytest.__version__}. "
+        f"Upgrade it: pip install 'pytest>={floor}' (or install "
+        "'based-models-agentloop-tools[testing]', which pins it)."
+    )
+
+
+def in_scope(item: pytest.Item) -> bool:
+    """Whether a test asks for the plugin (one of its fixtures or its marker)."""
+    names = getattr(item, "fixturenames", ())
+    return (
+        bool(OUR_FIXTURES.intersection(names)) or item.get_closest_marker(MARKER_NAME) is not None
+    )
+
+
+def session_of(config: pytest.Config) -> AgentloopSession:
+    from agentloop_tools._plugin.hooks import AgentloopSession
+
+    plugin = config.pluginmanager.get_plugin(SESSION_NAME)
+    if not isinstance(plugin, AgentloopSession):
+        raise pytest.UsageError(needs_pytest() if not supported() else "agentloop-tools is off")
+    return plugin
