@@ -1,21 +1,18 @@
-"""Configuration for the example suite: where its cassettes live, and scripted recording.
+"""Configuration for the example suite: where its cassettes live, and their scripts.
 
 Cassettes live in the repository's cassettes/examples/<test module>/. To re-record
-them without a provider key, run with AGENTLOOP_EXAMPLES_FROM_SCRIPT=1 and
---record-mode=rewrite: agentloop_agent then answers from scripts.py. With real keys,
-leave the variable unset and record live instead.
+them without a provider key, run with --agentloop-from-scripts and
+--record-mode=rewrite: agentloop_agent then answers from the script the
+agentloop_script fixture below gives (scripts.py). With real keys, leave the option out
+and record live instead.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
-from typing import Any
 
 import pytest
 from scripts import SCRIPTS
-
-from agentloop_tools.testing import AgentFactory, ScriptedProvider
 
 CASSETTES = Path(__file__).resolve().parents[1] / "cassettes" / "examples"
 
@@ -27,15 +24,6 @@ def vcr_cassette_dir(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
-def agentloop_agent(agentloop_agent: AgentFactory, request: pytest.FixtureRequest) -> AgentFactory:
-    """The plugin's factory; answering from scripts.py when recording from a script."""
-    if not os.environ.get("AGENTLOOP_EXAMPLES_FROM_SCRIPT"):
-        return agentloop_agent
-    script = SCRIPTS[request.node.name]
-
-    def build(tools: Any = (), **options: Any) -> Any:
-        provider = options.get("provider", "anthropic")
-        options.setdefault("http_client", ScriptedProvider(provider, script).http_client())
-        return agentloop_agent(tools, **options)
-
-    return build
+def agentloop_script(request: pytest.FixtureRequest) -> object:
+    """The provider responses each example records from under --agentloop-from-scripts."""
+    return SCRIPTS.get(request.node.name)

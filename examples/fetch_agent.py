@@ -8,10 +8,10 @@ policy, the address checks and the byte and time caps before anything is read.
 
 from __future__ import annotations
 
+import httpx
 from agentloop import ToolSpec, tool
 
-from agentloop_tools.web import DomainPolicy, web_fetch
-from agentloop_tools.web._fetch import Resolver
+from agentloop_tools.web import DomainPolicy, Resolver, web_fetch
 
 # The one list the agent may read from; the same policy audits the transcript.
 POLICY = DomainPolicy.allow(["python.org"])
@@ -38,6 +38,9 @@ def search_docs(query: str) -> str:
     return "\n".join(f"{title} — {url}" for url, title in hits) or "No results."
 
 
-def fetch_tools(*, resolver: Resolver | None = None) -> list[ToolSpec]:
+def fetch_tools(
+    *, resolver: Resolver | None = None, http_client: httpx.Client | None = None
+) -> list[ToolSpec]:
     """The agent's tools: the stand-in search, and web_fetch under the policy."""
-    return [search_docs, web_fetch(policy=POLICY, max_chars=2_000, resolver=resolver)]
+    fetch = web_fetch(policy=POLICY, max_chars=2_000, resolver=resolver, http_client=http_client)
+    return [search_docs, fetch]

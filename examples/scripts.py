@@ -7,6 +7,7 @@ OpenAI Responses bodies, served to the real SDKs while vcrpy recorded the traffi
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from agentloop_tools.testing import (
@@ -159,4 +160,13 @@ SEARCH_SCRIPTS: dict[str, list[Any]] = {
             query="Python 3.13 new REPL",
         )
     ]
+}
+
+
+# The pages test_fetch_agent.py's web_fetch reads, served by ScriptedPages while
+# recording from scripts (a shortened copy of the real page, in pages/).
+PAGES = {
+    "https://docs.python.org/3/tutorial/controlflow.html": (
+        Path(__file__).with_name("pages") / "controlflow.html"
+    ).read_text(encoding="utf-8"),
 }

@@ -5,12 +5,10 @@ model's traffic and the Brave Search API's. Re-record it live with OPENROUTER_AP
 and BRAVE_API_KEY set:
     pytest examples/test_client_search.py --record-mode=rewrite
 or without any key, from scripts.py:
-    AGENTLOOP_EXAMPLES_FROM_SCRIPT=1 pytest examples/test_client_search.py --record-mode=rewrite
+    pytest examples/test_client_search.py --record-mode=rewrite --agentloop-from-scripts
 """
 
 from __future__ import annotations
-
-import os
 
 import pytest
 from agentloop.transcript import ToolResultPart
@@ -25,10 +23,6 @@ from agentloop_tools.testing import (
     assert_searched,
 )
 
-# Replay sends no key anywhere; a placeholder lets the backend be built. (The plugin's
-# agentloop_env provides it once BRAVE_API_KEY is among its credential variables.)
-PLACEHOLDER = "agentloop-tools-placeholder-BRAVE_API_KEY"
-
 
 @pytest.mark.vcr
 @pytest.mark.domain_policy(policy=POLICY)
@@ -36,14 +30,16 @@ def test_an_agent_without_hosted_search_researches_with_web_search(
     agentloop_agent: AgentFactory,
     agentloop_env: dict[str, str],
     agentloop_evidence: AgentloopEvidence,
+    agentloop_from_scripts: bool,
     request: pytest.FixtureRequest,
 ) -> None:
-    env = {"BRAVE_API_KEY": PLACEHOLDER, **agentloop_env}
+    # In replay, agentloop_env names the backend the cassette shows (Brave) and holds a
+    # placeholder key for it; recording from scripts, the search is scripted too.
     scripted = None
-    if os.environ.get("AGENTLOOP_EXAMPLES_FROM_SCRIPT"):
-        env["BRAVE_API_KEY"] = PLACEHOLDER
+    if agentloop_from_scripts:
         scripted = ScriptedSearch("brave", SEARCH_SCRIPTS[request.node.name]).http_client()
-    agent = agentloop_agent(client_search_tools(env, http_client=scripted), provider="openrouter")
+    tools = client_search_tools(agentloop_env, http_client=scripted)
+    agent = agentloop_agent(tools, provider="openrouter")
 
     answer = agent.run("What changed in Python 3.13's interactive interpreter?")
 

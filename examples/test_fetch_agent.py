@@ -4,7 +4,8 @@ The model is scripted (agentloop's FakeClient); the page request is answered by
 cassettes/examples/test_fetch_agent/<test>.yaml through the real web_fetch transport,
 so the test runs offline: the address check runs when a connection is opened, and
 a replayed request opens none, so DNS is never asked. The page in the cassette is a
-shortened copy recorded from a scripted server (no network where this was built).
+shortened copy recorded from ScriptedPages (scripts.PAGES), re-recorded with:
+    pytest examples/test_fetch_agent.py --record-mode=rewrite --agentloop-from-scripts
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from agentloop.provider import ModelResponse, StopReason, Usage
 from agentloop.providers.fake import FakeClient
 from agentloop.transcript import ContentPart, TextPart, ToolCallPart, ToolResultPart
 from fetch_agent import POLICY, fetch_tools
+from scripts import PAGES
 
+from agentloop_tools.testing import ScriptedPages
 from agentloop_tools.web import sources
 
 PAGE = "https://docs.python.org/3/tutorial/controlflow.html"
@@ -35,7 +38,7 @@ def _call(call_id: str, name: str, **arguments: Any) -> ToolCallPart:
 
 
 @pytest.mark.vcr
-def test_the_agent_searches_then_reads_the_permitted_page() -> None:
+def test_the_agent_searches_then_reads_the_permitted_page(agentloop_from_scripts: bool) -> None:
     model = FakeClient(
         _turn(_call("s1", "search_docs", query="python tutorial")),
         _turn(
@@ -44,7 +47,9 @@ def test_the_agent_searches_then_reads_the_permitted_page() -> None:
         ),
         _turn(TextPart(text="Use the match statement for structural pattern matching."), end=True),
     )
-    agent = Agent(fetch_tools(), client=model)
+    # Recording with --agentloop-from-scripts, the page comes from memory (no network).
+    options = ScriptedPages(PAGES).tool_options() if agentloop_from_scripts else {}
+    agent = Agent(fetch_tools(**options), client=model)
     transcript = Transcript()
     transcript.add_user_message("How do I branch on the shape of a value in Python?")
     # The cassette answers the request: no connection is opened, so DNS is never asked.

@@ -142,6 +142,20 @@ def build_policy(
             f"{where}: {name} must be a list of domains, not the single string {value!r}; "
             f"write {name if name.endswith('=') else ''}[{value!r}]."
         )
+    if isinstance(value, DomainPolicy):
+        policy_name = names[2]
+        raise ConfigError(
+            f"{where}: {name} takes a list of domains, and this is a DomainPolicy; pass it "
+            f"as {policy_name}{'' if policy_name.endswith('=') else ' = '}{value!r} instead."
+        )
+    if isinstance(value, list | tuple):
+        spaced = next((e for e in value if isinstance(e, str) and len(e.split()) > 1), None)
+        if spaced is not None:
+            parts = spaced.split()
+            raise ConfigError(
+                f"{where}: entry {spaced!r} holds {len(parts)} domains separated by spaces; "
+                f"separate them with commas ({', '.join(parts)}) or put one per line."
+            )
     build = DomainPolicy.allow if kind == "allow" else DomainPolicy.block
     try:
         return build(value)  # type: ignore[arg-type]

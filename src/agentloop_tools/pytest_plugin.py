@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from agentloop_tools._plugin.messages import RECORD_IN_CI_OPTION
+from agentloop_tools._plugin.messages import FROM_SCRIPTS_OPTION, RECORD_IN_CI_OPTION
 from agentloop_tools._plugin.scope import (
     EVIDENCE,
     GUARD_FIXTURE,
@@ -69,6 +69,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="Allow recording cassettes when the CI environment variable is set.",
     )
     group.addoption(
+        FROM_SCRIPTS_OPTION,
+        dest="agentloop_from_scripts",
+        action="store_true",
+        default=False,
+        help="Record from scripts, with no key or network: agentloop_agent answers from "
+        "the agentloop_script fixture (a ScriptedProvider or its responses) and "
+        "agentloop_from_scripts is True for tests to script search and pages too.",
+    )
+    group.addoption(
         REPORT_OPTION,
         dest="agentloop_report",
         metavar="PATH",
@@ -101,6 +110,23 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "A TOML file (relative to the rootdir) holding the project-wide allow = [...] or "
         "block = [...] list.",
         default=None,
+    )
+    parser.addini(
+        "agentloop_search_backend",
+        "The search backend agentloop_env names in replay (WEB_SEARCH_BACKEND), when the "
+        "cassette alone cannot tell.",
+        default="",
+    )
+    parser.addini(
+        "agentloop_max_cassette_age",
+        "Replayed cassettes older than this (90d, 12w) warn or fail "
+        "(agentloop_cassette_age_action).",
+        default="",
+    )
+    parser.addini(
+        "agentloop_cassette_age_action",
+        "What an old cassette does: warn (default) or fail.",
+        default="warn",
     )
     parser.addini(
         "agentloop_volatile_fields",
@@ -143,9 +169,36 @@ def agentloop_evidence(request: pytest.FixtureRequest) -> AgentloopEvidence:
 def agentloop_env(request: pytest.FixtureRequest) -> dict[str, str]:
     """The environment for Agent.from_env: os.environ, with placeholder keys when replaying."""
     from agentloop_tools._plugin.agents import agent_env
+    from agentloop_tools._plugin.cassette import cassette_state, recorded_search_apis
+
+    state = cassette_state(request)
+    return agent_env(
+        session_of(request.config).provider,
+        state,
+        search_backend=str(request.config.getini("agentloop_search_backend") or "") or None,
+        recorded=recorded_search_apis(request) if state == "replaying" else (),
+        from_scripts=bool(request.config.getoption("agentloop_from_scripts")),
+    )
+
+
+@pytest.fixture
+def agentloop_script(request: pytest.FixtureRequest) -> Any:
+    """The provider script this test records from under --agentloop-from-scripts.
+
+    Override it (in a conftest.py) to return a ``ScriptedProvider`` or the list of its
+    responses for ``request.node``; the default has none, and recording from scripts
+    then fails naming this fixture.
+    """
+    return None
+
+
+@pytest.fixture
+def agentloop_from_scripts(request: pytest.FixtureRequest) -> bool:
+    """Whether this test records from scripts (--agentloop-from-scripts, and recording)."""
     from agentloop_tools._plugin.cassette import cassette_state
 
-    return agent_env(session_of(request.config).provider, cassette_state(request))
+    wanted = bool(request.config.getoption("agentloop_from_scripts"))
+    return wanted and cassette_state(request) == "recording"
 
 
 @pytest.fixture
@@ -159,8 +212,15 @@ def agentloop_agent(
     from agentloop_tools._plugin.cassette import cassette_state
 
     session = session_of(request.config)
+    state = cassette_state(request)
+    from_scripts = state == "recording" and bool(request.config.getoption("agentloop_from_scripts"))
     builder = AgentBuilder(
-        request, agentloop_env, agentloop_evidence, cassette_state(request), session.replay_clients
+        request,
+        agentloop_env,
+        agentloop_evidence,
+        state,
+        session.replay_clients,
+        from_scripts=from_scripts,
     )
     try:
         yield builder
@@ -180,13 +240,23 @@ def _agentloop_cassette_guard(request: pytest.FixtureRequest) -> Iterator[None]:
     if not in_scope(request.node):
         yield
         return
-    from agentloop_tools._plugin.cassette import cassette_state, fail_on_miss
+    from agentloop_tools._plugin.cassette import cassette_state, fail_on_miss, remember_cassettes
     from agentloop_tools._plugin.network import guard_provider_hosts, skip_backoff
 
+    if (
+        request.config.getoption("record_mode", default=None) == "rewrite"
+        and request.node.get_closest_marker("vcr") is not None
+    ):
+        remember_cassettes(request)  # before pytest-recording's vcr fixture deletes them
     state = cassette_state(request)
     if state == "replaying":
+        session = session_of(request.config)
         skip_backoff(request)
-        fail_on_miss(request, session_of(request.config).matcher)
+        fail_on_miss(request, session.matcher)
+        if session.max_cassette_age:
+            from agentloop_tools._plugin.cassette import check_age
+
+            check_age(request, session.max_cassette_age, session.cassette_age_action)
     else:
         guard_provider_hosts(request, state)
     yield

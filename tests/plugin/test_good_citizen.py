@@ -421,3 +421,61 @@ def test_two_sources_of_a_project_policy_are_a_usage_error(project: pytest.Pytes
     result = project.runpytest()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*a project-wide domain policy is set in 2 places*keep one."])
+
+
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [
+        (
+            "marker:block=DomainPolicy.block(['wikipedia.org'])",
+            "*block= takes a list of domains, and this is a DomainPolicy; pass it as "
+            "policy=DomainPolicy.block(?'wikipedia.org'?) instead.",
+        ),
+        (
+            "ini:agentloop_block_domains = wikipedia.org medium.com",
+            "*entry 'wikipedia.org medium.com' holds 2 domains separated by spaces; separate "
+            "them with commas (wikipedia.org, medium.com) or put one per line.",
+        ),
+    ],
+)
+def test_a_near_miss_of_a_policy_setting_says_what_was_meant(
+    project: pytest.Pytester, setting: str, message: str
+) -> None:
+    where, written = setting.split(":", 1)
+    if where == "ini":
+        project.makeini(f"[pytest]\n{written}\n")
+        marker = ""
+    else:
+        marker = f"@pytest.mark.domain_policy({written})"
+    source = "from agentloop_tools.web import DomainPolicy\n" + LEAKY_TEST.format(marker=marker)
+    project.makepyfile(test_agent=source)
+    result = project.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
+
+
+@pytest.mark.parametrize("xfail", ["", "@pytest.mark.xfail(reason='flaky')"])
+def test_a_body_that_fails_after_a_breach_reports_the_breach(
+    project: pytest.Pytester, xfail: str
+) -> None:
+    marker = f'@pytest.mark.domain_policy(block=["wikipedia.org"])\n{xfail}'
+    after = "assert False, 'the answer was too short'"
+    project.makepyfile(test_agent=ENDS_WITH.format(marker=marker, before="pass", after=after))
+    result = project.runpytest("--record-mode=once", "-k", "ends_early")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*2 domain policy violations*",
+            "*(the test body also failed, after its agent ran: AssertionError: the answer was*",
+        ]
+    )
+
+
+def test_a_body_that_fails_after_a_clean_run_keeps_its_own_failure(
+    project: pytest.Pytester,
+) -> None:
+    marker = '@pytest.mark.domain_policy(block=["example.com"])\n@pytest.mark.xfail(reason="x")'
+    project.makepyfile(
+        test_agent=ENDS_WITH.format(marker=marker, before="pass", after="assert False")
+    )
+    project.runpytest("--record-mode=once", "-k", "ends_early").assert_outcomes(xfailed=1)

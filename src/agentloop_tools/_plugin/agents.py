@@ -19,8 +19,25 @@ if TYPE_CHECKING:
     from agentloop_tools.testing import AgentloopEvidence
 
 
-def agent_env(provider: str | None, state: CassetteState) -> dict[str, str]:
-    """``os.environ`` with placeholder keys wherever a real key must not be used."""
+BACKEND_VARIABLE = "WEB_SEARCH_BACKEND"  # as agentloop_tools.web.backends reads it
+
+
+def agent_env(
+    provider: str | None,
+    state: CassetteState,
+    *,
+    search_backend: str | None = None,
+    recorded: Sequence[tuple[str, str]] = (),
+    from_scripts: bool = False,
+) -> dict[str, str]:
+    """``os.environ`` with placeholder keys wherever a real key must not be used.
+
+    In replay, ``backend_from_env(env)`` must find the backend the cassette was
+    recorded with: the one ``search_backend`` (the ``agentloop_search_backend`` ini key)
+    or ``WEB_SEARCH_BACKEND`` names, else the one search API ``recorded`` shows
+    (``(name, base URL)`` pairs). Then every search key is a placeholder. Recording
+    from scripts (``from_scripts``) is treated the same way: no real key is needed.
+    """
     from agentloop_tools._providers import PROVIDER_SECRET_VARIABLES, SEARCH_KEY_VARIABLES
     from agentloop_tools._secrets import placeholder
 
@@ -32,10 +49,22 @@ def agent_env(provider: str | None, state: CassetteState) -> dict[str, str]:
         # scripted provider accepts (the guard stops it reaching a real one).
         if state != "recording" or not env.get(variable):
             env[variable] = placeholder(variable)
+    if state == "recording" and not from_scripts:
+        return env
+    named = (env.get(BACKEND_VARIABLE) or search_backend or "").strip().lower()
+    shown = sorted({name for name, _ in recorded})
+    if not named and len(shown) == 1:
+        named = shown[0]
+    if named:
+        env[BACKEND_VARIABLE] = named
+        searxng = [base for name, base in recorded if name == "searxng"]
+        if searxng and not env.get("SEARXNG_URL"):
+            env["SEARXNG_URL"] = searxng[0]
     for variable in SEARCH_KEY_VARIABLES:
-        # Only keys that are set: adding absent ones would make backend_from_env's
-        # choice ambiguous. A real key never reaches a replayed test.
-        if state != "recording" and env.get(variable):
+        # With a backend named, every key (none is ambiguous then); without one, only
+        # the keys that are set, so backend_from_env's choice stays the user's. A real
+        # key never reaches a replayed test.
+        if named or env.get(variable):
             env[variable] = placeholder(variable)
     return env
 
@@ -50,7 +79,10 @@ class AgentBuilder:
         evidence: AgentloopEvidence,
         state: CassetteState,
         replay_clients: ReplayClients,
+        *,
+        from_scripts: bool = False,
     ) -> None:
+        self._from_scripts = from_scripts
         self._request = request
         self._env = env
         self._evidence = evidence
@@ -81,6 +113,8 @@ class AgentBuilder:
         if model is not None:
             env[facts.model_variable if facts else "LLM_MODEL"] = model
         http_client = agent_kwargs.pop("http_client", None)
+        if http_client is None and self._from_scripts:
+            http_client = self._scripted_client(chosen)
         scripted = bool(getattr(http_client, "agentloop_scripted", False))
         nodeid = self._request.node.nodeid
         if self._state == "none" and http_client is None:
@@ -115,6 +149,18 @@ class AgentBuilder:
             pytest.fail(problem, pytrace=False)
         self.agents.append(agent)
         return agent
+
+    def _scripted_client(self, provider: str) -> Any:
+        """The ``agentloop_script`` fixture's script, served to this agent."""
+        __tracebackhide__ = True
+        from agentloop_tools.testing import ScriptedProvider
+
+        script = self._request.getfixturevalue("agentloop_script")
+        if script is None:
+            pytest.fail(messages.no_script(self._request.node.nodeid), pytrace=False)
+        if not isinstance(script, ScriptedProvider):
+            script = ScriptedProvider(provider, script)
+        return script.http_client()
 
     def close(self) -> None:
         for agent in self.agents:

@@ -7,6 +7,7 @@ the JSON body, unused interactions and misses reported at once).
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
 import importlib.util
@@ -77,7 +78,63 @@ def cassette_state(request: pytest.FixtureRequest) -> CassetteState:
     return "recording"
 
 
-def configure_vcr(vcr: Any, matcher: BodyMatcher) -> None:
+def check_age(request: pytest.FixtureRequest, max_age: str, action: str) -> None:
+    """A replayed cassette older than ``max_age`` warns or fails, naming the re-record."""
+    __tracebackhide__ = True
+    import datetime as dt
+    import warnings
+
+    from agentloop_tools.cassettes._provenance import parse_age, recorded_at
+
+    cassette = request.getfixturevalue("vcr")
+    if cassette is None:
+        return
+    path = str(cassette._path)
+    limit = parse_age(max_age)  # checked when the run started
+    when = recorded_at(path)
+    nodeid = request.node.nodeid
+    if when is None:
+        warnings.warn(
+            pytest.PytestWarning(messages.cassette_age_unknown(nodeid, path, max_age)),
+            stacklevel=1,
+        )
+        return
+    age = dt.datetime.now(dt.UTC) - when
+    if age <= limit:
+        return
+    message = messages.cassette_too_old(nodeid, path, age.days, max_age)
+    if action == "fail":
+        pytest.fail(message, pytrace=False)
+    warnings.warn(pytest.PytestWarning(message), stacklevel=1)
+
+
+BEFORE = pytest.StashKey[dict[str, str]]()
+
+
+def remember_cassettes(request: pytest.FixtureRequest) -> None:
+    """Keep this test's cassette files as they are: a rewrite deletes them first, and an
+    unchanged re-recording must come out byte-identical (its provenance kept)."""
+    import glob
+    from pathlib import Path
+
+    try:
+        folder = Path(request.getfixturevalue("vcr_cassette_dir"))
+        name = str(request.getfixturevalue("default_cassette_name"))
+    except pytest.FixtureLookupError:
+        return
+    kept: dict[str, str] = {}
+    for path in folder.glob(glob.escape(name) + ".*"):
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            kept[str(path.resolve())] = path.read_text(encoding="utf-8")
+    request.node.stash[BEFORE] = kept
+
+
+def configure_vcr(
+    vcr: Any,
+    matcher: BodyMatcher,
+    record_mode: str | None = None,
+    before: dict[str, str] | None = None,
+) -> None:
     """Our serializer, matcher and scrubbing on the VCR pytest-recording built."""
     from agentloop_tools._secrets import secret_values
     from agentloop_tools.cassettes import Scrubber, guard_recording, serializer
@@ -88,7 +145,7 @@ def configure_vcr(vcr: Any, matcher: BodyMatcher) -> None:
     scrubber = Scrubber(secrets)
     # Every cassette is checked before it is written, whatever the serializer; a
     # refusal fails the test after teardown (see refusal()).
-    guard_recording(vcr, secrets)
+    guard_recording(vcr, secrets, provenance=record_mode or "none", before=before)
     original = vcr.use_cassette
 
     def use_cassette(path: Any = None, **options: Any) -> Any:
@@ -157,6 +214,38 @@ def recorded_provider_requests(cassette: Any) -> int:
     from agentloop_tools._providers import provider_for_host
 
     return sum(1 for request in cassette.requests if provider_for_host(request.host or ""))
+
+
+def recorded_search_apis(request: pytest.FixtureRequest) -> list[tuple[str, str]]:
+    """The search APIs this test's cassette holds requests to: ``(backend, base URL)``.
+
+    The hosted APIs by host; a SearXNG instance by its JSON search request
+    (``GET <base>/search?...format=json``).
+    """
+    if request.node.get_closest_marker("vcr") is None:
+        return []
+    cassette = request.getfixturevalue("vcr")
+    if cassette is None:
+        return []
+    from urllib.parse import parse_qs, urlsplit
+
+    from agentloop_tools._providers import search_api_for_host
+
+    found = []
+    for recorded in cassette.requests:
+        api = search_api_for_host(recorded.host or "")
+        if api is not None:
+            found.append((api.name, f"https://{api.host}"))
+            continue
+        parts = urlsplit(recorded.uri)
+        if (
+            recorded.method == "GET"
+            and parts.path.endswith("/search")
+            and parse_qs(parts.query).get("format") == ["json"]
+        ):
+            base = f"{parts.scheme}://{parts.netloc}{parts.path[: -len('/search')]}"
+            found.append(("searxng", base))
+    return found
 
 
 def provider_answers(item: pytest.Item) -> int:

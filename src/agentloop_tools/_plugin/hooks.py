@@ -56,6 +56,7 @@ class AgentloopSession:
         # (Recording in CI is refused per test, for the tests that use the plugin: a
         # project that only uses pytest-recording must run as it would without us.)
         self.default: DefaultPolicy = default_policy(config)
+        self.max_cassette_age, self.cassette_age_action = _cassette_age(config)
         _prepare_report_paths(config)
         self.replay_clients = ReplayClients()
         self.records: list[dict[str, Any]] = []
@@ -72,6 +73,7 @@ class AgentloopSession:
             or self.provider is not None
             or self._reports_wanted()
             or bool(config.getoption("agentloop_record_in_ci"))
+            or bool(config.getoption("agentloop_from_scripts"))
         )
         if not configured and config.getoption("verbose", 0) <= 0:
             return None
@@ -160,9 +162,14 @@ class AgentloopSession:
         """pytest-recording built a VCR for a test: make its cassettes safe and strict."""
         if self._current is None or not in_scope(self._current):
             return
-        from agentloop_tools._plugin.cassette import configure_vcr
+        from agentloop_tools._plugin.cassette import BEFORE, configure_vcr
 
-        configure_vcr(vcr, self.matcher)
+        configure_vcr(
+            vcr,
+            self.matcher,
+            config.getoption("record_mode", default=None),
+            self._current.stash.get(BEFORE, None),
+        )
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> Iterator[None]:
@@ -189,6 +196,13 @@ class AgentloopSession:
             if not self._agent_ran(item):
                 raise  # skipped before any agent ran: a skip, as the test says
             ended, result = early, None
+        except Exception as failed:
+            # The body's own failure stands, but a breach before it must not hide behind
+            # it (an xfail would swallow both): the audit still runs, and a breach leads.
+            if not self._agent_ran(item):
+                raise
+            self._audit_despite(item, failed)
+            raise
         try:
             if ours:
                 from agentloop_tools._plugin.cassette import check_unused_interactions
@@ -213,6 +227,17 @@ class AgentloopSession:
         if ended is not None:
             raise ended
         return result
+
+    def _audit_despite(self, item: pytest.Item, failed: Exception) -> None:
+        """After a failing body: a breach fails the test as a breach, the body's error noted."""
+        try:
+            self._audit(item)
+        except pytest.fail.Exception as breach:
+            item.stash[_GATE_FAILED] = True
+            notes = [str(breach.msg), messages.body_failed_too(failed)]
+            if item.get_closest_marker("xfail") is not None and not _expects_the_gate(item):
+                notes.append(messages.xfail_does_not_expect(item.nodeid))
+            pytest.fail("\n".join(notes), pytrace=False)
 
     def _agent_ran(self, item: pytest.Item) -> bool:
         """Whether the body got as far as an agent: a conversation seen, or model traffic."""
@@ -491,6 +516,24 @@ def _default_provider(config: pytest.Config) -> str | None:
     if provider and provider not in PROVIDERS:
         raise pytest.UsageError(messages.unknown_ini_provider(provider, list(PROVIDERS)))
     return str(provider) if provider else None
+
+
+def _cassette_age(config: pytest.Config) -> tuple[str, str]:
+    """The age limit for replayed cassettes and what passing it does, checked now."""
+    max_age = str(config.getini("agentloop_max_cassette_age") or "").strip()
+    action = str(config.getini("agentloop_cassette_age_action") or "warn").strip().lower()
+    if action not in ("warn", "fail"):
+        raise pytest.UsageError(
+            f"ini key agentloop_cassette_age_action = {action!r}: use warn or fail."
+        )
+    if max_age:
+        from agentloop_tools.cassettes._provenance import parse_age
+
+        try:
+            parse_age(max_age)
+        except ValueError as error:
+            raise pytest.UsageError(f"ini key agentloop_max_cassette_age: {error}") from None
+    return max_age, action
 
 
 def _prepare_report_paths(config: pytest.Config) -> None:

@@ -16,6 +16,7 @@ from agentloop_tools._plugin.scope import MIN_PYTEST, in_scope, needs_pytest, py
 _OPTIONS = {
     "agentloop_provider": None,
     "agentloop_record_in_ci": False,
+    "agentloop_from_scripts": False,
     "agentloop_report": None,
     "agentloop_report_html": None,
 }

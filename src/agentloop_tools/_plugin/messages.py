@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from agentloop_tools._docs import docs_url
 
 RECORD_IN_CI_OPTION = "--agentloop-record-in-ci"
+FROM_SCRIPTS_OPTION = "--agentloop-from-scripts"
 
 
 def rerun_command(nodeid: str, record_mode: str) -> str:
@@ -84,6 +85,23 @@ def recording_test_in_ci(nodeid: str, path: str, exists: bool) -> str:
     )
 
 
+def cassette_too_old(nodeid: str, path: str, days: int, max_age: str) -> str:
+    return (
+        f"agentloop-tools: {nodeid} replays a cassette recorded {days} days ago, older than "
+        f"agentloop_max_cassette_age = {max_age}: the web it recorded has moved on.\n"
+        f"Cassette: {path}\nRe-record it:\n  {rerun_command(nodeid, 'rewrite')}"
+    )
+
+
+def cassette_age_unknown(nodeid: str, path: str, max_age: str) -> str:
+    return (
+        f"agentloop-tools: {nodeid} replays a cassette that does not say when it was "
+        f"recorded (no provenance), so agentloop_max_cassette_age = {max_age} cannot be "
+        f"checked. Cassette: {path}. Re-record it once to date it:\n"
+        f"  {rerun_command(nodeid, 'rewrite')}"
+    )
+
+
 def marker_near_miss(nodeid: str, written: str, right: str) -> str:
     return (
         f"@pytest.mark.{written} on {nodeid} is not a registered marker, and it is one "
@@ -114,6 +132,14 @@ def ended_after_breach(how: str) -> str:
     return (
         f"(the test called pytest.{how}() after its agent ran: a domain policy failure "
         "fails the test whatever the body did afterwards)"
+    )
+
+
+def body_failed_too(error: BaseException) -> str:
+    first = (str(error).strip().splitlines() or [""])[0][:200]
+    return (
+        f"(the test body also failed, after its agent ran: {type(error).__name__}"
+        f"{': ' + first if first else ''})"
     )
 
 
@@ -228,7 +254,18 @@ def no_cassette_file(nodeid: str, path: str, sent: str) -> str:
         f"The agent sent: {sent}\n"
         "Record it once with real keys in the environment:\n"
         f"  {rerun_command(nodeid, 'once')}\n"
-        "or record it from a scripted provider: "
+        "or with no key, from the script the agentloop_script fixture gives:\n"
+        f"  {rerun_command(nodeid, 'once')} {FROM_SCRIPTS_OPTION}\n"
+        f"See {docs_url('recording-without-provider')}"
+    )
+
+
+def no_script(nodeid: str) -> str:
+    return (
+        f"agentloop-tools: {nodeid} records from scripts ({FROM_SCRIPTS_OPTION}), but the "
+        "agentloop_script fixture gives no script for it. Override the fixture in a "
+        "conftest.py to return a ScriptedProvider (or its list of responses) for "
+        f"request.node, or pass http_client= to agentloop_agent. See "
         f"{docs_url('recording-without-provider')}"
     )
 

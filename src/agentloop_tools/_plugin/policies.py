@@ -29,6 +29,9 @@ PLUGIN_INI_KEYS = (
     "agentloop_allow_domains",
     "agentloop_block_domains",
     "agentloop_policy_file",
+    "agentloop_search_backend",
+    "agentloop_max_cassette_age",
+    "agentloop_cassette_age_action",
     "agentloop_volatile_fields",
 )
 

@@ -18,7 +18,15 @@ if TYPE_CHECKING:
 SESSION_NAME = "agentloop-tools-session"
 MARKER_NAME = "domain_policy"
 GUARD_FIXTURE = "_agentloop_cassette_guard"
-OUR_FIXTURES = frozenset({"agentloop_env", "agentloop_agent", "agentloop_evidence"})
+OUR_FIXTURES = frozenset(
+    {
+        "agentloop_env",
+        "agentloop_agent",
+        "agentloop_evidence",
+        "agentloop_script",
+        "agentloop_from_scripts",
+    }
+)
 # The testing extra's floor: before 8.3.3 pytest evaluates plugin properties during
 # fixture discovery, and hook wrappers need a recent pluggy.
 MIN_PYTEST = (8, 3, 3)

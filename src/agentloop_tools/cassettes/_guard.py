@@ -81,13 +81,31 @@ class _Refused(Exception):
 
 
 class _CheckedSerializer:
-    """Any vcrpy serializer, with the cassette checked before and after serialising."""
+    """Any vcrpy serializer, with the cassette checked before and after serialising.
 
-    def __init__(self, serializer: Any, detector: Detector) -> None:
+    With ``provenance`` (the recording's record mode), the cassette says where and when
+    it came from; unless the file at ``path`` already holds these very interactions,
+    which are then written back as they were, byte for byte, provenance and all.
+    """
+
+    def __init__(
+        self,
+        serializer: Any,
+        detector: Detector,
+        *,
+        path: Path | None = None,
+        provenance: str | None = None,
+        before: str | None = None,
+    ) -> None:
         self._serializer = serializer
         self._detector = detector
+        self._path = path
+        self._provenance = provenance
+        self._before = before
 
     def serialize(self, data: dict[str, Any]) -> str:
+        if self._provenance is not None:
+            data = self._with_provenance(data)
         leaks = check_cassette(data, self._detector)
         if leaks:
             raise _Refused(leaks)
@@ -104,6 +122,36 @@ class _CheckedSerializer:
     def deserialize(self, text: str) -> Any:
         return self._serializer.deserialize(text)
 
+    def _with_provenance(self, data: dict[str, Any]) -> dict[str, Any]:
+        from agentloop_tools.cassettes import _provenance
+
+        previous = self._previous()
+        if previous is not None:
+            text, known = previous
+            kept = {_provenance.KEY: known, **data} if known is not None else data
+            try:
+                if self._serializer.serialize(kept) == text:
+                    return kept  # the same recording: the same bytes, the same age
+            except Exception:  # the real serialisation below reports any problem
+                pass
+        found = _provenance.facts(data.get("interactions") or [], self._provenance)
+        return {_provenance.KEY: found, **data}
+
+    def _previous(self) -> tuple[str, Any] | None:
+        """The cassette file as it is now, and its provenance (None when it has none)."""
+        from agentloop_tools.cassettes import _provenance
+
+        text = self._before
+        try:
+            if text is None:
+                if self._path is None or not self._path.is_file():
+                    return None
+                text = self._path.read_text(encoding="utf-8")
+            old = self._serializer.deserialize(text)
+        except Exception:  # an unreadable old file is simply replaced
+            return None
+        return text, old.get(_provenance.KEY) if isinstance(old, dict) else None
+
 
 class GuardedPersister:
     """A vcrpy persister that checks every cassette before its inner persister writes it.
@@ -112,16 +160,34 @@ class GuardedPersister:
         refusal: the message for the last refused cassette, or None.
     """
 
-    def __init__(self, inner: Any, detector: Detector) -> None:
+    def __init__(
+        self,
+        inner: Any,
+        detector: Detector,
+        *,
+        provenance: str | None = None,
+        before: Mapping[str, str] | None = None,
+    ) -> None:
         self.inner = inner
         self.detector = detector
         self.refusal: str | None = None
+        # The record mode, when the cassettes are to say where they came from, and the
+        # files as they were before the test (pytest-recording's rewrite deletes them).
+        self.provenance = provenance
+        self.before = dict(before or {})
 
     def load_cassette(self, cassette_path: Any, serializer: Any) -> Any:
         return self.inner.load_cassette(cassette_path, serializer=serializer)
 
     def save_cassette(self, cassette_path: Any, cassette_dict: Any, serializer: Any) -> None:
-        checked = _CheckedSerializer(serializer, self.detector)
+        path = Path(cassette_path)
+        checked = _CheckedSerializer(
+            serializer,
+            self.detector,
+            path=path,
+            provenance=self.provenance,
+            before=self.before.get(str(path.resolve())),
+        )
         try:
             self.inner.save_cassette(cassette_path, cassette_dict, serializer=checked)
         except _Refused as refused:
@@ -129,9 +195,21 @@ class GuardedPersister:
             self.refusal = refusal_message(str(Path(cassette_path)), refused.leaks)
 
 
-def guard_recording(vcr: Any, secrets: Mapping[str, str]) -> GuardedPersister:
-    """Check every cassette this ``vcr.VCR`` writes, whatever its serializer."""
-    persister = GuardedPersister(vcr.persister, Detector(secrets))
+def guard_recording(
+    vcr: Any,
+    secrets: Mapping[str, str],
+    *,
+    provenance: str | None = None,
+    before: Mapping[str, str] | None = None,
+) -> GuardedPersister:
+    """Check every cassette this ``vcr.VCR`` writes, whatever its serializer.
+
+    ``provenance``: the record mode, to write where and when each cassette came from;
+    ``before``: cassette texts by resolved path, as they were before the test.
+    """
+    persister = GuardedPersister(
+        vcr.persister, Detector(secrets), provenance=provenance, before=before
+    )
     vcr.register_persister(persister)
     return persister
 

@@ -13,6 +13,7 @@ from agentloop_tools.testing._assertions import (
 )
 from agentloop_tools.testing._evidence import AgentloopEvidence, EvidenceObserver
 from agentloop_tools.testing._factory import AgentFactory
+from agentloop_tools.testing._pages import ScriptedPages
 from agentloop_tools.testing._scripted import (
     ScriptedProvider,
     ScriptedSearch,
@@ -40,6 +41,7 @@ __all__ = [
     "AgentloopEvidence",
     "EvidenceAssertionError",
     "EvidenceObserver",
+    "ScriptedPages",
     "ScriptedProvider",
     "ScriptedSearch",
     "anthropic_message",

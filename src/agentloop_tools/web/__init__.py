@@ -10,7 +10,7 @@ False
 
 from agentloop_tools.web._client_search import search_tool, web_search
 from agentloop_tools.web._evidence import citations, sources
-from agentloop_tools.web._fetch import web_fetch
+from agentloop_tools.web._fetch import Resolver, web_fetch
 from agentloop_tools.web._pages import PageViolation, per_page
 from agentloop_tools.web._policy import DomainPolicy, Violation
 from agentloop_tools.web._render import SearchHit
@@ -21,6 +21,7 @@ __all__ = [
     "DomainPolicy",
     "FatalToolError",
     "PageViolation",
+    "Resolver",
     "SearchHit",
     "ToolFailure",
     "Violation",
