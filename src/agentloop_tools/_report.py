@@ -28,6 +28,7 @@ from agentloop_tools._evidence_record import (
     violation_entry,
 )
 from agentloop_tools._secrets import Cleaner, secret_values
+from agentloop_tools._visible import visible
 from agentloop_tools.web import DomainPolicy, Violation
 from agentloop_tools.web._pages import page_key
 
@@ -200,31 +201,31 @@ def write_html(path: str, records: Sequence[dict[str, Any]]) -> None:
 
 def _html_test(record: dict[str, Any]) -> str:
     outcome = record.get("outcome", "")
-    status = html.escape(outcome)
+    status = _h(outcome)
     out = [
-        f"<section class='test'><h2>{html.escape(record['test'])} "
+        f"<section class='test'><h2>{_h(record['test'])} "
         f"<span class='outcome {status}'>{status}</span></h2>"
     ]
     failure = record.get("failure")
     if failure:
         out.append(
-            f"<div class='failure' data-kind='{html.escape(failure['kind'], quote=True)}'>"
-            f"<p><span class='label'>Why it failed ({html.escape(failure['kind'])}):</span> "
-            f"{html.escape(failure['reason'])}.</p>"
-            f"<pre class='message'>{html.escape(failure['message'])}</pre></div>"
+            f"<div class='failure' data-kind='{_h(failure['kind'], quote=True)}'>"
+            f"<p><span class='label'>Why it failed ({_h(failure['kind'])}):</span> "
+            f"{_h(failure['reason'])}.</p>"
+            f"<pre class='message'>{_h(failure['message'])}</pre></div>"
         )
     cassette = record.get("cassette")
     if cassette:
         out.append(
-            f"<p class='meta'>cassette: {html.escape(str(cassette.get('path')))} "
-            f"({html.escape(str(cassette.get('state')))})</p>"
+            f"<p class='meta'>cassette: {_h(str(cassette.get('path')))} "
+            f"({_h(str(cassette.get('state')))})</p>"
         )
     policy = record.get("policy")
     if policy:
         out.append(
-            f"<p class='meta'>policy: {html.escape(policy['mode'])} "
-            f"{html.escape(', '.join(policy['domains']))} "
-            f"(from {html.escape(str(policy['from']))})</p>"
+            f"<p class='meta'>policy: {_h(policy['mode'])} "
+            f"{_h(', '.join(policy['domains']))} "
+            f"(from {_h(str(policy['from']))})</p>"
         )
     for number, conversation in enumerate(record["conversations"]):
         out.append(f"<h3>Conversation {number}</h3>")
@@ -246,7 +247,7 @@ def _html_conversation(conversation: dict[str, Any]) -> list[str]:
             question = asked.pop(0)
             out.append(
                 f"<blockquote class='question' data-message='{question['message_index']}'>"
-                f"<span class='label'>Asked:</span> {html.escape(question['text'])}</blockquote>"
+                f"<span class='label'>Asked:</span> {_h(question['text'])}</blockquote>"
             )
         marks = [
             _Mark(c["start"], c["end"], "cited-violation" if c["violation"] else "cited",
@@ -267,26 +268,26 @@ def _html_conversation(conversation: dict[str, Any]) -> list[str]:
                 if citation["violation"]:
                     out.append(
                         f"<li class='violating'><span class='flag'>VIOLATION</span> "
-                        f"{html.escape(citation['url'])} ({html.escape(citation['verdict'])})</li>"
+                        f"{_h(citation['url'])} ({_h(citation['verdict'])})</li>"
                     )
                 else:
-                    out.append(f"<li class='good'>{html.escape(citation['url'])}</li>")
+                    out.append(f"<li class='good'>{_h(citation['url'])}</li>")
             out.append("</ol>")
     out += [
         f"<blockquote class='question' data-message='{q['message_index']}'>"
-        f"<span class='label'>Asked:</span> {html.escape(q['text'])}</blockquote>"
+        f"<span class='label'>Asked:</span> {_h(q['text'])}</blockquote>"
         for q in asked
     ]
     out.append(f"<h4>Sources consulted ({len(conversation['sources'])})</h4><ul class='sources'>")
     for source in conversation["sources"]:
-        written = html.escape(also_written(source))
+        written = _h(also_written(source))
         if source.get("violation"):
             out.append(
                 f"<li class='violating'><span class='flag'>VIOLATION</span> "
-                f"{html.escape(source['url'])}{written} ({html.escape(source['verdict'])})</li>"
+                f"{_h(source['url'])}{written} ({_h(source['verdict'])})</li>"
             )
         else:
-            out.append(f"<li>{html.escape(source['url'])}{written}</li>")
+            out.append(f"<li>{_h(source['url'])}{written}</li>")
     out.append("</ul>")
     pages = conversation.get("pages", [])
     if pages:
@@ -295,7 +296,7 @@ def _html_conversation(conversation: dict[str, Any]) -> list[str]:
             f"<h4>Violations ({len(pages)} page(s), {occurrences} occurrence(s))</h4>"
             "<ul class='violations'>"
         )
-        out += [f"<li>{html.escape(page['line'] + also_written(page))}</li>" for page in pages]
+        out += [f"<li>{_h(page['line'] + also_written(page))}</li>" for page in pages]
         out.append("</ul>")
     return out
 
@@ -332,21 +333,26 @@ def _highlight(text: str, marks: list[_Mark]) -> str:
     last = {id(mark): end for _, end, mark in chosen}
     out, position = [], 0
     for start, end, mark in chosen:
-        out.append(html.escape(text[position:start]))
+        out.append(_h(text[position:start]))
         out.append(
-            f"<mark class='{mark.kind}' title='{html.escape(mark.url, quote=True)}'>"
-            f"{html.escape(text[start:end])}</mark>"
+            f"<mark class='{mark.kind}' title='{_h(mark.url, quote=True)}'>"
+            f"{_h(text[start:end])}</mark>"
         )
         if end == last[id(mark)]:
             out.append(_label(mark))
         position = end
-    out.append(html.escape(text[position:]))
+    out.append(_h(text[position:]))
     return "".join(out)
+
+
+def _h(text: str, quote: bool = True) -> str:
+    """Recorded text for the HTML page: control characters as visible escapes, then escaped."""
+    return html.escape(visible(text, layout=True), quote=quote)
 
 
 def _label(mark: _Mark) -> str:
     if mark.kind == "violation":
-        return f"<span class='flag'>[VIOLATION: {html.escape(mark.verdict or '')}]</span>"
+        return f"<span class='flag'>[VIOLATION: {_h(mark.verdict or '')}]</span>"
     if mark.kind == "cited-violation":
         return f"<sup class='ref flag'>[{mark.number}: VIOLATION]</sup>"
     return f"<sup class='ref'>[{mark.number}]</sup>"

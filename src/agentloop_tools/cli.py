@@ -3,12 +3,15 @@
     agentloop-tools audit PATH... [--allow D[,D...] | --block D[,D...] | --policy FILE]
     agentloop-tools evidence PATH...
     agentloop-tools scan PATH...
+    agentloop-tools --version
 
 Options and paths mix in any order; ``--allow``/``--block`` take one value each, a
 comma-separated list, and can be repeated. Exit codes: 0 clean, 1 violations (audit)
 or secrets (scan), 2 bad usage, input that could not be read (everything else is still
 read and reported) or no file to read at all. Never a traceback: an unexpected error is
-reported as one line and exit 2.
+reported as one line and exit 2. Recorded text (URLs, file names, answers) is printed
+with its control characters as visible escapes (``\x1b``), never raw; ``--format json``
+keeps it exact.
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
-from xml.sax.saxutils import escape, quoteattr
+
+from agentloop_tools._visible import visible, xml_text
 
 FORMATS = ("table", "json", "github", "junit")
 INPUT_SUFFIXES = (".yaml", ".yml", ".jsonl", ".json")
@@ -62,12 +66,18 @@ def _require_agentloop_06() -> None:
     """Cassettes are read through agentloop's clients' http_client= seam (0.6+)."""
     from importlib.metadata import PackageNotFoundError, version
 
+    from packaging.version import InvalidVersion, Version
+
     try:
         installed = version("based-models-agentloop")
     except PackageNotFoundError:  # pragma: no cover - a dependency of this package
         return
-    parts = [int(part) for part in installed.split(".")[:2] if part.isdigit()]
-    if len(parts) == 2 and tuple(parts) < (0, 6):
+    try:
+        # 0.6.0rc1 and 0.6.0.dev3 are before 0.6 (a dotted split read them as 0.6).
+        too_old = Version(installed) < Version("0.6")
+    except InvalidVersion:
+        return  # a local build with a version packaging cannot read: let it try
+    if too_old:
         raise UsageProblem(
             f"reading recordings needs based-models-agentloop 0.6 or newer (installed: "
             f"{installed}); upgrade it: pip install 'based-models-agentloop>=0.6'. The core "
@@ -79,6 +89,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code. Never raises (but SystemExit)."""
     arguments = list(sys.argv[1:] if argv is None else argv)
     command = arguments[0] if arguments and arguments[0] in COMMANDS else None
+    if arguments in (["--version"], ["-V"]):
+        from importlib.metadata import PackageNotFoundError, version
+
+        from agentloop_tools import __version__
+
+        try:
+            agentloop = f" (based-models-agentloop {version('based-models-agentloop')})"
+        except PackageNotFoundError:  # pragma: no cover - a dependency of this package
+            agentloop = ""
+        print(f"agentloop-tools {__version__}{agentloop}")
+        return EXIT_CLEAN
     try:
         args = _parse(arguments)
         if args.command in ("audit", "evidence"):
@@ -105,7 +126,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _stderr(line: str) -> None:
     with contextlib.suppress(BrokenPipeError, OSError):
-        print(line, file=sys.stderr)
+        print(visible(line, layout=True), file=sys.stderr)
 
 
 def _parse(arguments: list[str]) -> argparse.Namespace:
@@ -127,6 +148,7 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("-V", "--version", action="store_true", help="print the version and exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     audit = commands.add_parser(
         "audit",
@@ -252,7 +274,8 @@ def _audit(args: argparse.Namespace) -> int:
         "github": _audit_github,
         "junit": _audit_junit,
     }[args.format]
-    _emit(args.output, lambda out: formatter(audits, policy, origin, out))
+    exact = args.format in ("json", "junit")  # JSON as recorded; junit escapes itself
+    _emit(args.output, lambda out: formatter(audits, policy, origin, out), exact=exact)
     _report_skipped(found.skipped)
     if any(audit.problems for audit in audits):
         return EXIT_USAGE
@@ -291,13 +314,13 @@ def _audit_table(audits: list[FileAudit], policy: Any, origin: str, out: TextIO)
     total = 0
     for audit in audits:
         if audit.violations:
-            out.write(f"{audit.path}\n")
+            out.write(f"{visible(audit.path)}\n")
         for v in audit.violations:
             total += 1
             where = "-" if v["interaction"] is None else f"interaction {v['interaction']}"
-            out.write(f"  {where:<15} {v['where']:<9} {v['url']}  [{v['verdict']}]\n")
+            out.write(f"  {where:<15} {v['where']:<9} {visible(v['url'])}  [{v['verdict']}]\n")
         for problem in audit.problems:
-            out.write(f"could not read {_where(problem)}: {problem['reason']}\n")
+            out.write(f"could not read {_where(problem)}: {visible(problem['reason'])}\n")
     files_with = sum(1 for audit in audits if audit.violations)
     problems = sum(len(audit.problems) for audit in audits)
     out.write(
@@ -336,43 +359,49 @@ def _audit_github(audits: list[FileAudit], policy: Any, origin: str, out: TextIO
     for audit in audits:
         for v in audit.violations:
             where = "" if v["interaction"] is None else f" (interaction {v['interaction']})"
-            message = f"{v['where']} {v['url']}: {v['verdict']}{where}"
+            message = f"{v['where']} {visible(v['url'])}: {v['verdict']}{where}"
             out.write(
-                f"::error file={_gh_property(audit.path)},title=Domain policy violation::"
-                f"{_gh(message)}\n"
+                f"::error file={_gh_property(visible(audit.path))},"
+                f"title=Domain policy violation::{_gh(message)}\n"
             )
         for problem in audit.problems:
             out.write(
-                f"::warning file={_gh_property(audit.path)},title=Unreadable input::"
+                f"::warning file={_gh_property(visible(audit.path))},title=Unreadable input::"
                 f"{_gh(_where(problem))}: "
-                f"{_gh(problem['reason'])}\n"
+                f"{_gh(visible(problem['reason']))}\n"
             )
 
 
 def _audit_junit(audits: list[FileAudit], policy: Any, origin: str, out: TextIO) -> None:
-    failures = sum(1 for audit in audits if audit.violations)
-    errors = sum(1 for audit in audits if audit.problems)
-    out.write('<?xml version="1.0" encoding="utf-8"?>\n')
-    out.write(
-        f'<testsuites><testsuite name="agentloop-tools audit" tests="{len(audits)}" '
-        f'failures="{failures}" errors="{errors}">\n'
+    """JUnit XML built by ElementTree; recorded text goes through ``xml_text``, so a
+    control character XML 1.0 forbids is written as its escape (``\x1b``)."""
+    from xml.etree import ElementTree
+
+    root = ElementTree.Element("testsuites")
+    suite = ElementTree.SubElement(
+        root,
+        "testsuite",
+        name="agentloop-tools audit",
+        tests=str(len(audits)),
+        failures=str(sum(1 for audit in audits if audit.violations)),
+        errors=str(sum(1 for audit in audits if audit.problems)),
     )
     for audit in audits:
-        out.write(f'  <testcase classname="agentloop-tools.audit" name={quoteattr(audit.path)}>\n')
+        case = ElementTree.SubElement(
+            suite, "testcase", classname="agentloop-tools.audit", name=xml_text(audit.path)
+        )
         if audit.violations:
-            lines = [f"{v['where']} {v['url']}: {v['verdict']}" for v in audit.violations]
+            lines = [f"{v['where']} {xml_text(v['url'])}: {v['verdict']}" for v in audit.violations]
             summary = f"{len(audit.violations)} domain policy violation(s) ({policy!r})"
-            out.write(
-                f"    <failure message={quoteattr(summary)}>{escape(chr(10).join(lines))}"
-                "</failure>\n"
-            )
+            failure = ElementTree.SubElement(case, "failure", message=xml_text(summary))
+            failure.text = "\n".join(lines)
         for problem in audit.problems:
-            out.write(
-                f"    <error message={quoteattr(problem['reason'])}>"
-                f"{escape(_where(problem))}</error>\n"
-            )
-        out.write("  </testcase>\n")
-    out.write("</testsuite></testsuites>\n")
+            error = ElementTree.SubElement(case, "error", message=xml_text(problem["reason"]))
+            error.text = xml_text(_where(problem))
+    ElementTree.indent(root)
+    out.write('<?xml version="1.0" encoding="utf-8"?>\n')
+    out.write(ElementTree.tostring(root, encoding="unicode"))
+    out.write("\n")
 
 
 # --- evidence ----------------------------------------------------------------------
@@ -394,7 +423,7 @@ def _evidence(args: argparse.Namespace) -> int:
             files.append({"path": str(path), "turns": [], "problems": [_failure(path, error)]})
     files.sort(key=lambda file: str(file["path"]))
     if args.format == "json":
-        _emit(args.output, lambda out: _evidence_json(files, out))
+        _emit(args.output, lambda out: _evidence_json(files, out), exact=True)
     else:
         _emit(args.output, lambda out: _evidence_table(files, out))
     _report_skipped(found.skipped)
@@ -480,7 +509,7 @@ def _evidence_table(files: list[dict[str, Any]], out: TextIO) -> None:
     from agentloop_tools._evidence_record import also_written
 
     for file in files:
-        out.write(f"{file['path']}\n")
+        out.write(f"{visible(str(file['path']))}\n")
         for turn in file["turns"]:
             calls = turn["interactions"]
             if len(calls) > 1:
@@ -489,17 +518,19 @@ def _evidence_table(files: list[dict[str, Any]], out: TextIO) -> None:
                 where = f"interaction {calls[0]}"
             else:
                 where = f"message {turn['message_index']}"
-            out.write(f"  turn at {where}: {_clip(turn['asked'], 70)}\n")
+            out.write(f"  turn at {where}: {_clip(visible(turn['asked']), 70)}\n")
             out.write(f"    sources ({len(turn['sources'])}):\n")
-            out.writelines(f"      - {s['url']}{also_written(s)}\n" for s in turn["sources"])
+            out.writelines(
+                f"      - {visible(s['url'])}{visible(also_written(s))}\n" for s in turn["sources"]
+            )
             out.write(f"    citations ({len(turn['citations'])}):\n")
-            out.writelines(f"      - {c['url']}\n" for c in turn["citations"])
+            out.writelines(f"      - {visible(c['url'])}\n" for c in turn["citations"])
         if not file["turns"] and not file["problems"]:
             skipped = file.get("tool_requests", 0)
             note = f" ({skipped} search or page request(s), not model traffic)" if skipped else ""
             out.write(f"  no model turns{note}\n")
         for problem in file["problems"]:
-            out.write(f"  could not read {_where(problem)}: {problem['reason']}\n")
+            out.write(f"  could not read {_where(problem)}: {visible(problem['reason'])}\n")
 
 
 def _asked_in(message: Any) -> str:
@@ -523,15 +554,19 @@ def _scan(args: argparse.Namespace) -> int:
     # The environment's credentials (and their encodings) are found whatever their shape.
     detector = Detector(secret_values(os.environ))
     lines: list[str] = []
-    problems = [f"{problem['path']}: {problem['reason']}" for problem in found.problems]
+    problems = [
+        f"{visible(str(problem['path']))}: {visible(problem['reason'])}"
+        for problem in found.problems
+    ]
     secrets = 0
     encodings: dict[str, list[str]] = {}
     parsed = 0
     for path in _progress(found.files, "scan"):
         result = scan_file(path, detector)
         secrets += len(result.findings)
-        lines += [f"{path}: {hit}" for hit in result.findings]
-        problems += [f"{path}: {problem}" for problem in result.problems]
+        shown = visible(str(path))
+        lines += [f"{shown}: {visible(str(hit))}" for hit in result.findings]
+        problems += [f"{shown}: {visible(str(problem))}" for problem in result.problems]
         encodings.setdefault(result.encoding, []).append(str(path))
         parsed += result.parsed
 
@@ -539,13 +574,13 @@ def _scan(args: argparse.Namespace) -> int:
         for line in [*lines, *(f"could not check {problem}" for problem in problems)]:
             out.write(line + "\n")
         summary = (
-            f"scanned {len(found.files)} file(s) under {', '.join(args.paths)} "
+            f"scanned {len(found.files)} file(s) under {visible(', '.join(args.paths))} "
             f"({parsed} parsed as YAML/JSON"
         )
         for encoding in ("utf-16/32", "latin-1", "binary"):
             names = encodings.get(encoding, [])
             if names:
-                shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+                shown = visible(", ".join(names[:3])) + (", ..." if len(names) > 3 else "")
                 how = "byte for byte" if encoding == "binary" else f"as {encoding}"
                 summary += f"; {len(names)} read {how}: {shown}"
         if found.skipped:
@@ -727,8 +762,11 @@ def _progress(paths: list[Path], command: str) -> list[Path]:
     return _Reporting(paths)
 
 
-def _emit(output: str | None, write: Callable[[TextIO], None]) -> None:
+def _emit(output: str | None, write: Callable[[TextIO], None], *, exact: bool = False) -> None:
     """Write the output (cleaned of credentials) to ``output`` or stdout.
+
+    Unless ``exact`` (JSON, JUnit), every control character left in it is written
+    as its escape: the formatters escape each recorded field, this is the backstop.
 
     A closed pipe (``| head``) ends the output quietly: the verdict and exit code
     stand, as they do not depend on who reads the report.
@@ -736,6 +774,8 @@ def _emit(output: str | None, write: Callable[[TextIO], None]) -> None:
     buffer = io.StringIO()
     write(buffer)
     text = _cleaner().text(buffer.getvalue())
+    if not exact:
+        text = visible(text, layout=True)
     if output is not None:
         try:
             with open(output, "w", encoding="utf-8") as out:
@@ -772,9 +812,10 @@ def _failure(path: Path, error: BaseException) -> dict[str, Any]:
 
 
 def _where(problem: dict[str, Any]) -> str:
+    path = visible(str(problem["path"]))
     if problem["interaction"] is None:
-        return str(problem["path"])
-    return f"{problem['path']} (interaction {problem['interaction']})"
+        return path
+    return f"{path} (interaction {problem['interaction']})"
 
 
 def _clip(text: str, width: int) -> str:

@@ -31,7 +31,7 @@ from agentloop_tools.web._address import parse_address, refusal
             "a cloud metadata address (169.254.169.254 inside 64:ff9b::a9fe:a9fe)",
         ),
         ("::7f00:1", "a loopback address (127.0.0.1 inside ::7f00:1)"),  # IPv4-compatible
-        ("::8.8.8.8", "a reserved address"),
+        ("::8.8.8.8", "a deprecated IPv4-compatible address, refused whatever it carries"),
         ("2002:7f00:1::", "a loopback address (127.0.0.1 inside 2002:7f00:1::)"),  # 6to4
         ("192.0.2.10", "a private-network address"),  # documentation range
     ],

@@ -479,3 +479,30 @@ def test_a_body_that_fails_after_a_clean_run_keeps_its_own_failure(
         test_agent=ENDS_WITH.format(marker=marker, before="pass", after="assert False")
     )
     project.runpytest("--record-mode=once", "-k", "ends_early").assert_outcomes(xfailed=1)
+
+
+def test_recorded_text_in_a_plugin_message_cannot_drive_the_terminal(
+    project: pytest.Pytester,
+) -> None:
+    project.makepyfile(
+        test_agent="""
+        import pytest
+
+        @pytest.mark.vcr
+        def test_agent(agentloop_evidence):
+            pass
+        """
+    )
+    folder = project.path / "cassettes" / "test_agent"
+    folder.mkdir(parents=True)
+    hostile = MODEL_CASSETTE.replace(
+        "uri: https://api.anthropic.com/v1/messages",
+        'uri: "https://api.anthropic.com/v1/messages/\\e]0;pwned\\a\\e[2J"',
+    )
+    (folder / "test_agent.yaml").write_text(hostile)
+    result = project.runpytest()
+    result.assert_outcomes(failed=1)
+    output = result.stdout.str()
+    assert "\x1b" not in output
+    assert "\x07" not in output
+    assert "/v1/messages/\\x1b]0" in output

@@ -6,6 +6,7 @@ import shlex
 from collections.abc import Sequence
 
 from agentloop_tools._docs import docs_url
+from agentloop_tools._visible import visible
 
 RECORD_IN_CI_OPTION = "--agentloop-record-in-ci"
 FROM_SCRIPTS_OPTION = "--agentloop-from-scripts"
@@ -245,13 +246,14 @@ def unused_interactions(
         f"  pytest {shlex.quote(nodeid)} --record-mode=rewrite",
         f"Cassette: {path}",
     ]
-    return "\n".join(lines)
+    # Recorded requests are anyone's text: shown, never obeyed by the terminal.
+    return visible("\n".join(lines), layout=True)
 
 
 def no_cassette_file(nodeid: str, path: str, sent: str) -> str:
     return (
         f"agentloop-tools: no cassette for this test at {path}.\n"
-        f"The agent sent: {sent}\n"
+        f"The agent sent: {visible(sent)}\n"
         "Record it once with real keys in the environment:\n"
         f"  {rerun_command(nodeid, 'once')}\n"
         "or with no key, from the script the agentloop_script fixture gives:\n"
@@ -294,4 +296,4 @@ def not_in_cassette(
         f"  {rerun_command(nodeid, 'rewrite')}",
         f"Cassette: {path}",
     ]
-    return "\n".join(lines)
+    return visible("\n".join(lines), layout=True)

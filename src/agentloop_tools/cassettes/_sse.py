@@ -12,7 +12,10 @@ annotations, finish reason) are joined into one ``chat.completion``.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 class StreamError(ValueError):
@@ -28,10 +31,14 @@ def events(body: str) -> list[dict[str, Any]]:
     """The JSON payload of every ``data:`` field, in order (``[DONE]`` and comments skipped)."""
     found = []
     data_lines: list[str] = []
-    for line in [*body.splitlines(), ""]:
+    # The SSE grammar ends a line at CRLF, LF or CR only: str.splitlines() also breaks
+    # at U+2028, U+2029, U+0085 (and more), which JSON allows raw inside a string.
+    for line in [*_LINE_END.split(body), ""]:
         if line.startswith("data:"):
-            data_lines.append(line[5:].strip())
-        elif not line.strip() and data_lines:
+            value = line[5:]
+            # One space after the colon is the field's separator; the rest is data.
+            data_lines.append(value[1:] if value.startswith(" ") else value)
+        elif not line.strip(" \t") and data_lines:
             text = "\n".join(data_lines)
             data_lines = []
             if text == "[DONE]":

@@ -2,8 +2,10 @@
 
 Each failure says what was expected, what was found, and what to do. The helpers
 raise ``EvidenceAssertionError`` (an ``AssertionError``) themselves, so they read
-the same under ``--assert=plain``, hide their frames from tracebacks, and redact
-anything key-shaped from their messages.
+the same under ``--assert=plain``, hide their frames from tracebacks, redact
+anything key-shaped from their messages and write recorded control characters as
+visible escapes (``\x1b``), so a hostile URL cannot drive the terminal pytest
+prints to.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from agentloop.transcript import HostedToolPart, Message, TextPart
 
 from agentloop_tools._docs import docs_url
 from agentloop_tools._secrets import redact
+from agentloop_tools._visible import visible
 from agentloop_tools.testing._evidence import AgentloopEvidence
 from agentloop_tools.web import DomainPolicy, Violation, citations, sources
 from agentloop_tools.web._evidence import messages_of
@@ -36,7 +39,7 @@ class EvidenceAssertionError(AssertionError):
     __module__ = "agentloop_tools.testing"
 
     def __init__(self, message: str) -> None:
-        super().__init__(redact(message))
+        super().__init__(visible(redact(message), layout=True))
 
 
 def assert_cited(transcript: Evidence, *targets: str, since: int = 0) -> None:
@@ -65,7 +68,7 @@ def assert_cited(transcript: Evidence, *targets: str, since: int = 0) -> None:
         searched = [s.url for s in consulted if matcher.matches(s.url)]
         if searched:
             lines += ["", f"{matcher.text!r} was searched but never cited; consulted:"]
-            lines += [f"  - {url}" for url in searched[:5]]
+            lines += [f"  - {visible(url)}" for url in searched[:5]]
     if unobservable:
         lines += ["", f"Citations could not be observed here: {unobservable}."]
         lines += ["Assert on sources instead: assert_searched(...)."]
@@ -107,7 +110,7 @@ def assert_searched(transcript: Evidence, *targets: str, since: int = 0) -> None
              f"{_names(missing)}.", ""]  # fmt: skip
     if consulted:
         lines.append(f"Sources consulted ({len(consulted)}):")
-        lines += [f"  - {source.url}" for source in consulted[:20]]
+        lines += [f"  - {visible(source.url)}" for source in consulted[:20]]
         if len(consulted) > 20:
             lines.append(f"  ... and {len(consulted) - 20} more")
     else:
@@ -177,7 +180,7 @@ def violation_report(
         place = f"conversation {violation.conversation}, " if several else ""
         line = (
             f"  - {violation.where:<8} {place}message {violation.message_index}: "
-            f"{violation.url}  [{violation.verdict}]"
+            f"{visible(violation.url)}  [{violation.verdict}]"
         )
         messages = conversations[violation.conversation]
         excerpt = _excerpt(messages, violation)
@@ -297,7 +300,7 @@ def _citation_lines(
     lines = [f"{heading} ({len(found)}):"]
     for citation in found[:20]:
         quote = _quote(citation, conversations)
-        lines.append(f"  - {citation.url}" + (f'  "{quote}"' if quote else ""))
+        lines.append(f"  - {visible(citation.url)}" + (f'  "{visible(quote)}"' if quote else ""))
     if len(found) > 20:
         lines.append(f"  ... and {len(found) - 20} more")
     return lines
@@ -361,7 +364,7 @@ def _excerpt(messages: Sequence[Message], violation: Violation) -> str:
     start, end = violation.span
     left = max(start - _EXCERPT // 2, 0)
     right = min(end + _EXCERPT // 2, len(text))
-    return " ".join(text[left:right].split())
+    return visible(" ".join(text[left:right].split()))
 
 
 __all__ = [

@@ -21,6 +21,14 @@ _METADATA = frozenset({IPv4Address("169.254.169.254"), IPv6Address("fd00:ec2::25
 # ``ipaddress`` accessors.
 _COMPATIBLE = IPv6Network("::/96")
 _NAT64 = IPv6Network("64:ff9b::/96")
+# Tunnel forms refused whatever public IPv4 address they carry: their relays are
+# anyone's (6to4 is deprecated by RFC 7526), and Python 3.12.1 calls 2002::/16
+# global while 3.13 calls it private, so the flags alone would disagree by version.
+_TUNNELS = (
+    (IPv6Network("2002::/16"), "a 6to4 tunnel address"),
+    (IPv6Network("2001::/32"), "a Teredo tunnel address"),
+    (_COMPATIBLE, "a deprecated IPv4-compatible address"),
+)
 
 
 def parse_address(text: str) -> IPAddress | None:
@@ -54,6 +62,10 @@ def refusal(address: IPAddress) -> str | None:
         inner_reason = _own_refusal(inner)
         if inner_reason is not None:
             return f"{inner_reason} ({inner} inside {shown(address)})"
+    if isinstance(address, IPv6Address) and int(address) > 1:
+        for network, name in _TUNNELS:
+            if address in network:
+                return f"{name}, refused whatever it carries"
     return _own_refusal(address)
 
 

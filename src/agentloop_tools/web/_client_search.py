@@ -44,6 +44,12 @@ MAX_QUERY_CHARS = 2000
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 TIMEOUT_SECONDS = 15.0
 CONNECT_TIMEOUT_SECONDS = 5.0
+# One attempt's whole time, connect to last byte, and its decoded body: a result
+# page of 20 hits is 10-100 KB of JSON.
+DEADLINE_SECONDS = 15.0
+MAX_BYTES = 2_000_000
+# A Retry-After longer than this many digits is not a delay anyone means.
+_RETRY_AFTER = re.compile(r"[0-9]{1,9}")
 
 PARAMETERS: dict[str, Any] = {
     "type": "object",
@@ -74,6 +80,8 @@ def web_search(
     max_results: int = 5,
     attempts: int = 6,
     backoff_cap: float = 30.0,
+    deadline: float = DEADLINE_SECONDS,
+    max_bytes: int = MAX_BYTES,
     http_client: httpx.Client | None = None,
     on_fatal: OnFatal = "error",
     sleep: Callable[[float], None] | None = None,
@@ -96,6 +104,13 @@ def web_search(
             502, 503, 504 and transport errors are retried.
         backoff_cap: longest wait between attempts, in seconds (full-jitter
             exponential backoff; a ``Retry-After`` is honoured up to this cap).
+        deadline: seconds one attempt may take, from connecting to the body's last
+            byte (0 < deadline <= 600); a slower answer counts as a timeout, and is
+            retried. A call's worst case is about ``attempts * (deadline +
+            backoff_cap)``, plus the rate spacing.
+        max_bytes: most bytes of response body read, after decompression (1 KB to
+            100 MB); a larger body, or one that expands more than 100 times, is a
+            ``search-failed`` error, not retried.
         http_client: the ``httpx.Client`` to send with (a test transport, a proxy);
             by default one is made with a 15 s timeout. Redirects are never followed.
         on_fatal: what a rejected key or an exhausted quota does: ``"error"`` tells
@@ -126,6 +141,15 @@ def web_search(
         )
     _int_in("max_results", max_results, 1, MAX_COUNT)
     _int_in("attempts", attempts, 1, 20)
+    _int_in("max_bytes", max_bytes, 1_000, 100_000_000)
+    if (
+        isinstance(deadline, bool)
+        or not isinstance(deadline, int | float)
+        or not 0 < deadline <= 600
+    ):
+        raise ValueError(
+            f"web_search(deadline={deadline!r}) is not accepted; use seconds above 0, up to 600."
+        )
     if (
         isinstance(backoff_cap, bool)
         or not isinstance(backoff_cap, int | float)
@@ -155,6 +179,8 @@ def web_search(
         max_results=max_results,
         attempts=attempts,
         backoff_cap=float(backoff_cap),
+        deadline=float(deadline),
+        max_bytes=max_bytes,
         http_client=http_client,
         on_fatal=on_fatal,
         sleep=sleep,
@@ -293,6 +319,8 @@ class _SearchEngine:
         max_results: int,
         attempts: int,
         backoff_cap: float,
+        deadline: float,
+        max_bytes: int,
         http_client: httpx.Client | None,
         on_fatal: OnFatal,
         sleep: Callable[[float], None] | None,
@@ -304,6 +332,8 @@ class _SearchEngine:
         self.max_results = max_results
         self.attempts = attempts
         self.backoff_cap = backoff_cap
+        self.deadline = deadline
+        self.max_bytes = max_bytes
         self.on_fatal = on_fatal
         self._client = http_client
         self._client_lock = threading.Lock()
@@ -398,16 +428,45 @@ class _SearchEngine:
     def _attempt(self, client: httpx.Client, request: httpx.Request) -> _Outcome:
         import httpx
 
+        from agentloop_tools.web import _search_http
+
         if self._spacer is not None:
             delay = self._spacer.delay()
             if delay > 0:
                 self._sleep(delay)
+        # The real clock, not ``clock``: the deadline bounds the wait on a server.
+        ends = _monotonic() + self.deadline
+        request.extensions["timeout"] = {
+            "connect": min(CONNECT_TIMEOUT_SECONDS, self.deadline),
+            "read": self.deadline,
+            "write": self.deadline,
+            "pool": self.deadline,
+        }
+        _search_http.start_attempt(ends)
         try:
-            response = client.send(request, follow_redirects=False)
-            response.read()
+            streamed = client.send(request, stream=True, follow_redirects=False)
+            try:
+                body = _search_http.read_body(streamed, self.max_bytes, ends)
+            finally:
+                streamed.close()
+        except (_search_http.TooLarge, httpx.InvalidURL) as exc:
+            # InvalidURL: httpx reads a redirect's Location even when not following it.
+            logger.info("%s: %s", self.backend.name, exc)
+            return _Outcome(None, exc)
         except (httpx.HTTPError, httpx.StreamError) as exc:
             logger.info("%s: %s", self.backend.name, type(exc).__name__)
             return _Outcome(None, exc, retry_error=isinstance(exc, httpx.TransportError))
+        finally:
+            _search_http.end_attempt()
+        # The body as read (decoded) in a response of its own, so nothing decodes it twice.
+        headers = [
+            (key, value)
+            for key, value in streamed.headers.raw
+            if key.lower() not in (b"content-encoding", b"content-length", b"transfer-encoding")
+        ]
+        response = httpx.Response(
+            streamed.status_code, headers=headers, content=body, request=request
+        )
         if response.status_code in RETRY_STATUSES:
             logger.info("%s: HTTP %s", self.backend.name, response.status_code)
         return _Outcome(response)
@@ -440,7 +499,15 @@ class _SearchEngine:
         return code if code in _CODES else None
 
     def _read(self, outcome: _Outcome, wanted: int, made: int) -> str | ToolFailure:
+        from agentloop_tools.web._search_http import TooLarge
+
         backend = self.backend.name
+        if isinstance(outcome.error, TooLarge):
+            return ToolFailure(
+                "search-failed",
+                f"{backend} sent {outcome.error} (max_bytes={self.max_bytes:,}); it was not read",
+                "stop calling this tool for the rest of this turn and answer without it",
+            )
         if outcome.response is None:
             error = type(outcome.error).__name__
             return ToolFailure(
@@ -476,11 +543,11 @@ class _SearchEngine:
                 f"the {self.backend.name} response could not be read ({type(exc).__name__})",
                 "stop calling this tool for the rest of this turn and answer without it",
             )
-        return filter_and_render(hits, wanted, self.policy)
+        return filter_and_render(hits, wanted, self.policy, scrub=self._scrub)
 
     def _failure(self, code: str, status: int, response: httpx.Response, made: int) -> ToolFailure:
         backend = self.backend.name
-        detail = _detail(response)
+        detail = _detail(response, self._scrub)
         said = f": {detail}" if detail else ""
         if code == "not-configured":
             hint = getattr(self.backend, "setup_hint", "") or "check the search backend's key"
@@ -527,8 +594,10 @@ class _SearchEngine:
                 if self._client is None:
                     import httpx
 
+                    from agentloop_tools.web._search_http import attempt_client
+
                     timeout = httpx.Timeout(TIMEOUT_SECONDS, connect=CONNECT_TIMEOUT_SECONDS)
-                    self._client = httpx.Client(timeout=timeout, follow_redirects=False)
+                    self._client = attempt_client(timeout)
         return self._client
 
     def _scrub(self, text: str) -> str:
@@ -537,8 +606,17 @@ class _SearchEngine:
         return text
 
 
-def filter_and_render(hits: list[SearchHit], wanted: int, policy: DomainPolicy | None) -> str:
-    """The policy's filter, then the renderer: the tool's work on one response."""
+def filter_and_render(
+    hits: list[SearchHit],
+    wanted: int,
+    policy: DomainPolicy | None,
+    *,
+    scrub: Callable[[str], str] | None = None,
+) -> str:
+    """The policy's filter, then the renderer: the tool's work on one response.
+
+    ``scrub`` masks the backend's secrets in every text before it is cut.
+    """
     shown: list[SearchHit] = []
     seen: set[str] = set()
     withheld = unusable = 0
@@ -561,7 +639,7 @@ def filter_and_render(hits: list[SearchHit], wanted: int, policy: DomainPolicy |
         shown.append(
             hit if url == hit.url else SearchHit(hit.title, url, hit.snippet, hit.published)
         )
-    return render_results(shown, withheld=withheld, unusable=unusable, policy=policy)
+    return render_results(shown, withheld=withheld, unusable=unusable, policy=policy, scrub=scrub)
 
 
 # --- helpers -----------------------------------------------------------------------
@@ -602,12 +680,16 @@ def _code_for(status: int) -> str:
 def _json(response: httpx.Response) -> Any:
     try:
         return response.json()
-    except ValueError:
+    # RecursionError: a body of 100 KB of "[" nests deeper than the parser goes.
+    except (ValueError, RecursionError):
         return _UNPARSEABLE
 
 
-def _detail(response: httpx.Response) -> str:
-    """A short, printable reason from an error body, if the API gave one."""
+def _detail(response: httpx.Response, scrub: Callable[[str], str]) -> str:
+    """A short, printable reason from an error body, if the API gave one.
+
+    Scrubbed before the cut, so a key echoed in it is masked whole.
+    """
     payload = _json(response)
     candidates: list[Any] = []
     if isinstance(payload, dict):
@@ -621,7 +703,7 @@ def _detail(response: httpx.Response) -> str:
         ]
     for candidate in candidates:
         if isinstance(candidate, str) and candidate.strip():
-            text = _SPACE.sub(" ", candidate).strip()
+            text = scrub(_SPACE.sub(" ", candidate).strip())
             return text[:200]
     return ""
 
@@ -635,6 +717,8 @@ def _transport_reason(error: BaseException | None) -> str:
         return "a connection error"
     if isinstance(error, httpx.DecodingError):
         return "a response that could not be decoded"
+    if isinstance(error, httpx.InvalidURL):
+        return "a redirect to a URL that cannot be read (redirects are never followed)"
     return "a transport error"
 
 
@@ -643,11 +727,15 @@ def retry_after(value: str | None, *, now: datetime | None = None) -> float | No
     if value is None:
         return None
     text = value.strip()
-    if text.isdigit():
-        return float(int(text))
+    if _RETRY_AFTER.fullmatch(text):
+        return float(text)
+    # "²" is a digit to str.isdigit(), 400 digits overflow a float, 5,000 digits are
+    # past int()'s limit: none is a delay, so the header is treated as absent.
+    if not text.isascii() or text.isdigit():
+        return None
     try:
         when = email.utils.parsedate_to_datetime(text)
-    except (TypeError, ValueError, IndexError):
+    except (TypeError, ValueError, IndexError, OverflowError):
         return None
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)

@@ -18,13 +18,14 @@ The body is streamed under a byte cap and a total deadline, turned into text by
 
 from __future__ import annotations
 
+import logging
 import socket
 import threading
 import time
 from collections.abc import Callable, Sequence
 from contextlib import closing
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import httpx
 from ada_url import join_url, parse_url
@@ -42,13 +43,17 @@ from agentloop_tools.web._extract import (
 )
 from agentloop_tools.web._fetch_body import declared_length, read_capped
 from agentloop_tools.web._fetch_errors import FetchRefusal, shown
-from agentloop_tools.web._fetch_record import header, redirect_trailer
+from agentloop_tools.web._fetch_record import header, requested_trailer
 from agentloop_tools.web._fetch_transport import PinnedBackend, pinned_transport
 from agentloop_tools.web._fetch_url import check_url
-from agentloop_tools.web._policy import DomainPolicy
+from agentloop_tools.web._policy import DomainPolicy, robots_policy
 from agentloop_tools.web._robots import RobotsRules, robots_url
 
 type Resolver = Callable[[str], Sequence[str]]
+# What was requested after the URL asked for: ("redirect" | "robots", url), in order.
+type Requested = list[tuple[Literal["redirect", "robots"], str]]
+
+logger = logging.getLogger("agentloop_tools.web.fetch")
 
 MAX_REDIRECTS = 5
 DEFAULT_USER_AGENT = (
@@ -60,6 +65,7 @@ _ACCEPT = "text/html,application/xhtml+xml,text/plain;q=0.9,application/pdf;q=0.
 _NEEDS_JS = ("enable javascript", "javascript is required", "javascript is disabled")
 _CACHE_SIZE = 128
 _ROBOTS_TTL = 3600.0
+_ROBOTS_BYTES = 512_000
 
 _PARAMETERS: dict[str, Any] = {
     "type": "object",
@@ -94,6 +100,7 @@ class _Page:
     title: str | None
     text: str
     notes: tuple[str, ...]
+    robots: tuple[str, ...] = ()  # each robots.txt requested and its redirect hops
 
 
 def web_fetch(
@@ -181,6 +188,7 @@ class Fetcher:
         name: str = "web_fetch",
     ) -> None:
         self._policy = policy
+        self._robots_policy = robots_policy(policy) if policy is not None else None
         self._max_chars = max_chars
         self._max_bytes = max_bytes
         self._timeout = timeout
@@ -197,18 +205,31 @@ class Fetcher:
         self._robots: TTLCache[str, RobotsRules] = TTLCache(maxsize=_CACHE_SIZE, ttl=_ROBOTS_TTL)
 
     def fetch(self, url: object, start: object = None) -> str:
-        """One tool call: the page text (a part of it), or a ``ToolError``."""
+        """One tool call: the page text (a part of it), or a ``ToolError``.
+
+        Every URL requested is in the result, a failure's included, so the audit
+        sees each one whatever the tool is named.
+        """
+        requested: Requested = []
         try:
             offset = _start(start)
             href = self.check_url(url, hop=None)
             page = self._cached(href)
             if page is None:
-                page = self._download(href)
+                page = self._download(href, requested)
             return self._render(page, offset)
         except FetchRefusal as refused:
-            raise refused.tool_error() from None
-        except _Failed as failed:
-            raise failed.refusal.tool_error(redirect_trailer(failed.followed)) from None
+            raise refused.tool_error(requested_trailer(requested)) from None
+        except Exception as error:
+            # A bug, or a library failing on hostile bytes: still a coded result that
+            # names what was requested (agentloop's own "Error: Type" would not).
+            logger.exception("web_fetch failed unexpectedly on %r", url)
+            crash = FetchRefusal(
+                "fetch-error",
+                f"reading {shown(url)} failed unexpectedly ({type(error).__name__})",
+                "do not retry this URL; use another source",
+            )
+            raise crash.tool_error(requested_trailer(requested)) from None
 
     # Steps 1 and 2 ---------------------------------------------------------------
 
@@ -238,18 +259,17 @@ class Fetcher:
 
     # Steps 3 to 5 ----------------------------------------------------------------
 
-    def _download(self, href: str) -> _Page:
-        trip = self._trip(time.monotonic() + self._timeout)
+    def _download(self, href: str, requested: Requested) -> _Page:
+        trip = self._trip(time.monotonic() + self._timeout, requested)
         chain = [href]
-        sent = 0  # how many URLs of the chain were requested (a hop only counts then)
         try:
             current = href
             for hops in range(MAX_REDIRECTS + 1):
                 self._admit(trip, current)
                 if self._respect_robots:
                     self._obey_robots(trip, current)
-                sent = len(chain)
-                with closing(self._send(trip, current)) as response:
+                kind: Literal["redirect"] | None = "redirect" if hops else None
+                with closing(self._send(trip, current, kind)) as response:
                     location = response.headers.get("location")
                     if response.status_code in _REDIRECTS and location:
                         if hops == MAX_REDIRECTS:
@@ -264,19 +284,19 @@ class Fetcher:
                         continue
                     self._refuse_status(response, current)
                     page = self._read(response, tuple(chain), trip.deadline)
+                    robots = tuple(url for what, url in requested if what == "robots")
+                    page = _Page(page.chain, page.title, page.text, page.notes, robots)
                     self._remember(page)
                     return page
             raise AssertionError("unreachable: the loop returns or raises")  # pragma: no cover
-        except FetchRefusal as refused:
-            raise _Failed(refused, chain[1:sent]) from None
         finally:
             if trip.backend is not None:
                 trip.client.close()
 
-    def _trip(self, deadline: float) -> _Trip:
+    def _trip(self, deadline: float, requested: Requested) -> _Trip:
         """The connection state of one fetch: its own pinned client, or the caller's."""
         if self._client is not None:
-            return _Trip(deadline, self._client, None)
+            return _Trip(deadline, self._client, None, requested)
 
         def admit(host: str) -> list[str]:
             # ``trip`` is bound below, before any request can reach this.
@@ -284,10 +304,10 @@ class Fetcher:
 
         transport, backend = pinned_transport(admit, deadline)
         client = httpx.Client(transport=transport, follow_redirects=False, trust_env=False)
-        trip = _Trip(deadline, client, backend)
+        trip = _Trip(deadline, client, backend, requested)
         return trip
 
-    def _follow(self, current: str, location: str) -> str:
+    def _follow(self, current: str, location: str, *, robots: bool = False) -> str:
         try:
             target = join_url(current, location.strip())
         except ValueError:
@@ -296,6 +316,8 @@ class Fetcher:
                 f"{current} redirected to {shown(location)}, which is not a valid URL",
                 "do not retry; the site's redirect is broken",
             ) from None
+        if robots:
+            return check_url(target, self._robots_policy, hop=target)
         return self.check_url(target, hop=target)
 
     def _admit(self, trip: _Trip, href: str) -> None:
@@ -304,9 +326,14 @@ class Fetcher:
         With our own transport the same check runs when the connection is opened
         (``PinnedBackend``), before any byte is sent, and pins the answers.
         """
-        if trip.backend is not None:
-            return
         host = str(parse_url(href, attributes=("hostname",))["hostname"]).strip("[]").lower()
+        if trip.backend is not None:
+            # An address literal needs no DNS: checked here too, so a request that a
+            # cassette would answer (no connection, so no connect-time check) is
+            # refused as the live tool refuses it. Names are checked only on connect.
+            if parse_address(host) is not None:
+                self._addresses(host, href, trip.deadline)
+            return
         if host not in trip.checked:  # one lookup per host per fetch, never a second
             trip.checked[host] = self._addresses(host, href, trip.deadline)
 
@@ -377,7 +404,10 @@ class Fetcher:
             )
         return answers
 
-    def _send(self, trip: _Trip, href: str) -> httpx.Response:
+    def _send(
+        self, trip: _Trip, href: str, kind: Literal["redirect", "robots"] | None
+    ) -> httpx.Response:
+        """Request ``href``, recording it as ``kind`` first (None: the URL asked for)."""
         remaining = trip.deadline - time.monotonic()
         if remaining <= 0:
             raise FetchRefusal(
@@ -386,6 +416,8 @@ class Fetcher:
                 "try again later, or another source",
             )
         trip.url = href
+        if kind is not None:
+            trip.requested.append((kind, href))
         request = trip.client.build_request(
             "GET",
             href,
@@ -398,6 +430,14 @@ class Fetcher:
         )
         try:
             return trip.client.send(request, stream=True, follow_redirects=False)
+        except httpx.InvalidURL:
+            # httpx reads a Location even when not following it (``next_request``), and
+            # refuses some that browsers accept (``data:,x``, ``http:\\host\``).
+            raise FetchRefusal(
+                "fetch-error",
+                f"{href} answered with a redirect whose Location cannot be followed",
+                "do not retry; the site's redirect is broken",
+            ) from None
         except httpx.HTTPError as error:
             # A host refused at connect time: report the refusal, not httpx's wrapper.
             refused = trip.backend.refused if trip.backend is not None else None
@@ -452,25 +492,36 @@ class Fetcher:
             )
 
     def _read_robots(self, trip: _Trip, where: str) -> RobotsRules:
-        """robots.txt through steps 1-4 and at most five redirects; 4xx means no rules."""
-        current = self.check_url(where, hop=where)
-        for _ in range(MAX_REDIRECTS + 1):
-            self._admit(trip, current)
-            with closing(self._send(trip, current)) as response:
-                location = response.headers.get("location")
-                if response.status_code in _REDIRECTS and location:
-                    current = self._follow(current, location)
-                    continue
-                if 400 <= response.status_code < 500:
-                    return RobotsRules(None)
-                if response.status_code >= 400:
-                    break
-                body = b"".join(read_capped(response, 512_000, trip.deadline))
-                return RobotsRules(body.decode("utf-8", errors="replace"))
+        """robots.txt through steps 1-4 and at most five redirects; 4xx means no rules.
+
+        Judged by the policy widened to hosts (``robots_policy``): a path allowlist
+        names pages, and every page's rules are in ``/robots.txt``.
+        """
+        reason = "it redirected more than five times"
+        try:
+            current = check_url(where, self._robots_policy, hop=where)
+            for _ in range(MAX_REDIRECTS + 1):
+                self._admit(trip, current)
+                with closing(self._send(trip, current, "robots")) as response:
+                    location = response.headers.get("location")
+                    if response.status_code in _REDIRECTS and location:
+                        current = self._follow(current, location, robots=True)
+                        continue
+                    if 400 <= response.status_code < 500:
+                        return RobotsRules(None)
+                    if response.status_code >= 400:
+                        reason = f"it answered {response.status_code}"
+                        break
+                    body = b"".join(read_capped(response, _ROBOTS_BYTES, trip.deadline))
+                    return RobotsRules(body.decode("utf-8", errors="replace"))
+        except FetchRefusal as refused:
+            if refused.code in ("blocked-by-policy", "blocked-address"):
+                raise
+            reason = refused.message
         # Unreachable or erroring robots.txt: crawlers treat that as "stay out".
         raise FetchRefusal(
             "disallowed-by-robots",
-            f"{where} could not be read, so the site's rules are unknown",
+            f"{where} could not be read ({reason}), so the site's rules are unknown",
             "try again later, or use another source",
         )
 
@@ -501,7 +552,7 @@ class Fetcher:
         truncated = len(body) > self._max_bytes
         del body[self._max_bytes :]
         try:
-            extracted = extract(kind, bytes(body), content_type)
+            extracted = extract(kind, bytes(body), content_type, deadline=deadline)
         except ExtractionError as error:
             if truncated:
                 raise FetchRefusal(
@@ -533,7 +584,7 @@ class Fetcher:
                 f"{final} has no readable text; the page may need JavaScript to show it",
                 "use another source, such as a static or text version of the page",
             )
-        notes: list[str] = []
+        notes: list[str] = list(extracted.notes)
         if cut:
             notes.append(
                 f"note: the page is larger than {self._max_bytes:,} bytes; "
@@ -563,7 +614,7 @@ class Fetcher:
                 f"\n\n[truncated: {total - end:,} more characters; call {self._name} again "
                 f"with the same url and start={end} to continue]"
             )
-        head = header(page.chain[-1], page.chain[1:-1], page.title, notes)
+        head = header(page.chain[-1], page.chain[1:-1], page.title, notes, page.robots)
         return f"{head}\n\n{text}"
 
 
@@ -578,25 +629,22 @@ class _Trip:
         checked: hosts checked before their request (the caller's client), so each
             is looked up once per fetch.
         url: the URL being requested, to name it in a refusal raised at connect time.
+        requested: every URL requested after the one asked for, as it is sent.
     """
 
     def __init__(
-        self, deadline: float, client: httpx.Client, backend: PinnedBackend | None
+        self,
+        deadline: float,
+        client: httpx.Client,
+        backend: PinnedBackend | None,
+        requested: Requested,
     ) -> None:
         self.deadline = deadline
         self.client = client
         self.backend = backend
+        self.requested = requested
         self.checked: dict[str, list[str]] = {}
         self.url = ""
-
-
-class _Failed(Exception):
-    """A refusal raised after some redirects were followed (they were reached)."""
-
-    def __init__(self, refusal: FetchRefusal, followed: Sequence[str]) -> None:
-        super().__init__(str(refusal))
-        self.refusal = refusal
-        self.followed = tuple(followed)
 
 
 def _needs_javascript(text: str) -> bool:

@@ -6,10 +6,16 @@ the tool was given::
 
     [web_fetch] url: https://example.com/final
     [web_fetch] redirect: https://example.com/moved
+    [web_fetch] robots: https://example.com/robots.txt
     [web_fetch] title: The page title
     [web_fetch] characters: 0-100000 of 250000
 
     The page text...
+
+Every URL the tool requested is in it: the redirect hops, and with
+``respect_robots=True`` each robots.txt and its own redirect hops (``robots:``).
+An error result (a refusal, or a crash caught as ``[fetch-error]``) carries the
+same lines after its message, so a failure hides no request either.
 
 The header ends at the first blank line, so nothing in a page's text can pass
 for a header line. Saved JSONL or a replayed cassette therefore gives the audit
@@ -32,7 +38,7 @@ MARKER = "[web_fetch] "
 DEFAULT_NAME = "web_fetch"
 _ERROR = re.compile(r"Error: \[([a-z-]+)\] ")
 
-type Reach = Literal["tool-call", "tool-result", "redirect"]
+type Reach = Literal["tool-call", "tool-result", "redirect", "robots"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,18 +50,27 @@ class FetchRecord:
         redirects: the hops followed before it, in order (the requested URL excluded).
         title: the document title, if it had one.
         is_error: whether the result was a soft error.
+        robots: each robots.txt requested, and its redirect hops, in order.
     """
 
     url: str | None
     redirects: tuple[str, ...]
     title: str | None
     is_error: bool
+    robots: tuple[str, ...] = ()
 
 
-def header(url: str, redirects: Sequence[str], title: str | None, notes: Sequence[str]) -> str:
+def header(
+    url: str,
+    redirects: Sequence[str],
+    title: str | None,
+    notes: Sequence[str],
+    robots: Sequence[str] = (),
+) -> str:
     """The header lines of a page result (no trailing blank line)."""
     lines = [f"{MARKER}url: {url}"]
     lines.extend(f"{MARKER}redirect: {hop}" for hop in redirects)
+    lines.extend(f"{MARKER}robots: {hop}" for hop in robots)
     if title:
         lines.append(f"{MARKER}title: {' '.join(title.split())}")
     lines.extend(f"{MARKER}{' '.join(note.split())}" for note in notes)
@@ -67,6 +82,11 @@ def redirect_trailer(redirects: Sequence[str]) -> str:
     return "".join(f"\n{MARKER}redirect: {hop}" for hop in redirects)
 
 
+def requested_trailer(requested: Sequence[tuple[Literal["redirect", "robots"], str]]) -> str:
+    """Lines added to an error: every URL requested after the one asked for, in order."""
+    return "".join(f"\n{MARKER}{kind}: {url}" for kind, url in requested)
+
+
 def read_result(part: ToolResultPart) -> FetchRecord | None:
     """The record of a web_fetch result, or None when ``part`` is not one."""
     content = part.content
@@ -74,6 +94,7 @@ def read_result(part: ToolResultPart) -> FetchRecord | None:
         head = content.split("\n\n", 1)[0]
         url: str | None = None
         redirects: list[str] = []
+        robots: list[str] = []
         title: str | None = None
         for line in head.split("\n"):
             if not line.startswith(MARKER):
@@ -83,19 +104,32 @@ def read_result(part: ToolResultPart) -> FetchRecord | None:
                 url = value.strip()
             elif key == "redirect":
                 redirects.append(value.strip())
+            elif key == "robots":
+                robots.append(value.strip())
             elif key == "title" and title is None:
                 title = value.strip() or None
-        return FetchRecord(url or None, tuple(redirects), title, is_error=False)
+        return FetchRecord(
+            url or None, tuple(redirects), title, is_error=False, robots=tuple(robots)
+        )
     match = _ERROR.match(content)
     if match is None or match.group(1) not in CODES:
         return None
-    # An error's first line is the message; later marker lines are hops followed.
-    redirects = [
-        line[len(MARKER + "redirect: ") :].strip()
-        for line in content.split("\n")[1:]
-        if line.startswith(MARKER + "redirect: ")
-    ]
-    return FetchRecord(None, tuple(redirects), None, is_error=True)
+    # An error's first line is the message; later marker lines are URLs requested.
+    lines = content.split("\n")[1:]
+    return FetchRecord(
+        None,
+        tuple(_values(lines, "redirect")),
+        None,
+        is_error=True,
+        robots=tuple(_values(lines, "robots")),
+    )
+
+
+def _values(lines: Sequence[str], key: str) -> Iterator[str]:
+    prefix = f"{MARKER}{key}: "
+    for line in lines:
+        if line.startswith(prefix):
+            yield line[len(prefix) :].strip()
 
 
 def reached(messages: Sequence[Message]) -> dict[int, list[tuple[Reach, str]]]:
@@ -132,6 +166,7 @@ def reached(messages: Sequence[Message]) -> dict[int, list[tuple[Reach, str]]]:
                     found.setdefault(index, []).append(("tool-call", url))
             elif (record := records.get((index, position))) is not None:
                 entries = found.setdefault(index, [])
+                entries.extend(("robots", hop) for hop in record.robots)
                 entries.extend(("redirect", hop) for hop in record.redirects)
                 if record.url is not None:
                     entries.append(("tool-result", record.url))

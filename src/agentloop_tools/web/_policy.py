@@ -37,7 +37,7 @@ from agentloop_tools.web._url import Location, locate, nested_urls, quick_host
 from agentloop_tools.web._verdict import verdict
 
 type Mode = Literal["allow", "block"]
-type Where = Literal["source", "citation", "text", "tool-call", "tool-result", "redirect"]
+type Where = Literal["source", "citation", "text", "tool-call", "tool-result", "redirect", "robots"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +51,9 @@ class Violation:
             ``"text"`` (a link or a mention in the answer); for our client-side
             tools, ``"tool-call"`` (a URL, or a ``site:`` host, in the arguments the
             model passed: a page ``web_fetch`` was asked for, a search's query),
-            ``"redirect"`` (a redirect hop ``web_fetch`` followed) or
+            ``"redirect"`` (a redirect hop ``web_fetch`` followed), ``"robots"`` (a
+            robots.txt ``web_fetch`` read, or its redirect hop: judged by its host, see
+            :func:`robots_policy`) or
             ``"tool-result"`` (a URL our tool's output showed the model: the final
             URL ``web_fetch`` read, a ``web_search`` result).
         message_index: index of the message in the transcript.
@@ -200,12 +202,17 @@ class DomainPolicy:
         start = _start_index(since, len(messages))
         violations: list[Violation] = []
         fetched = reached(messages)
+        robots: DomainPolicy | None = None
         for index in range(start, len(messages)):
             message = messages[index]
             for source in message_sources(message):
                 self._check_url(source.url, "source", index, violations)
             for where, url in fetched.get(index, ()):
-                self._check_url(url, where, index, violations)
+                if where == "robots":
+                    robots = robots or robots_policy(self)
+                    robots._check_url(url, where, index, violations)
+                else:
+                    self._check_url(url, where, index, violations)
             for url in search_call_urls(message):
                 self._check_url(url, "tool-call", index, violations)
             for source in search_sources(message):
@@ -567,6 +574,20 @@ def _next_space(text: str, position: int) -> int:
 
 _TOKEN = object()
 _UNSEEN: Any = object()
+
+
+def robots_policy(policy: DomainPolicy) -> DomainPolicy:
+    """What a robots.txt request must pass: the policy with path rules widened to their host.
+
+    robots.txt lives at ``/robots.txt``, outside any path an allowlist names
+    (``docs.example.com/guide``), yet the rules for the guide are in it. So an
+    allowlist admits the robots.txt of every host it admits a path of; a
+    blocklist is kept whole (a rule naming ``/robots.txt`` itself still blocks it).
+    """
+    if policy.mode == "block":
+        return policy
+    hosts = dict.fromkeys(rule.host for rule in parse_rules(policy.domains, argument="robots"))
+    return DomainPolicy.allow(hosts)
 
 
 def _rebuild(mode: Mode, domains: tuple[str, ...]) -> DomainPolicy:

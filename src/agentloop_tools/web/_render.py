@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -60,10 +60,12 @@ class SearchHit:
     published: str | None = None
 
 
-def clean_text(value: object, limit: int) -> str:
+def clean_text(value: object, limit: int, scrub: Callable[[str], str] | None = None) -> str:
     """Tags stripped, entities unescaped, whitespace collapsed, cut at ``limit`` characters.
 
-    Anything that is not a string (a provider's payload changed shape) reads as "".
+    ``scrub`` (the backend's secrets masked) runs on the cleaned text before the cut:
+    a key the cut split in two would no longer be found whole. Anything that is not
+    a string (a provider's payload changed shape) reads as "".
     """
     if not isinstance(value, str) or not value:
         return ""
@@ -78,6 +80,8 @@ def clean_text(value: object, limit: int) -> str:
     if not text.isprintable():  # a C-speed check; the regex runs only when needed
         text = _INVISIBLE.sub(" ", text)
     text = " ".join(text.split())
+    if scrub is not None:
+        text = scrub(text)
     if len(text) > limit:
         text = text[: limit - 1].rstrip() + "…"
     return text
@@ -101,11 +105,13 @@ def render_results(
     withheld: int = 0,
     unusable: int = 0,
     policy: DomainPolicy | None = None,
+    scrub: Callable[[str], str] | None = None,
 ) -> str:
     """The text the model reads. ``hits`` must already be filtered by the policy.
 
-    Titles and snippets are cleaned, and any link in them the policy refuses is
-    replaced with a notice, so the text never shows the model a refused URL.
+    Titles and snippets are cleaned (``scrub`` masking secrets before any cut), and
+    any link in them the policy refuses is replaced with a notice, so the text never
+    shows the model a refused URL.
     """
     lines = [MARKER, _summary(len(hits), withheld, unusable)]
     if not hits:
@@ -118,9 +124,9 @@ def render_results(
     fields: list[str] = []
     for hit in hits:
         fields += [
-            clean_text(hit.title, MAX_TITLE_CHARS),
-            clean_text(hit.snippet, MAX_SNIPPET_CHARS),
-            clean_text(hit.published, 40),
+            clean_text(hit.title, MAX_TITLE_CHARS, scrub),
+            clean_text(hit.snippet, MAX_SNIPPET_CHARS, scrub),
+            clean_text(hit.published, 40, scrub),
         ]
     fields = _redact(fields, policy)
     lines += ["", "Links:"]
