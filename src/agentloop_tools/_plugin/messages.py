@@ -6,9 +6,17 @@ import shlex
 from collections.abc import Sequence
 
 from agentloop_tools._docs import docs_url
-from agentloop_tools._visible import visible
 
 RECORD_IN_CI_OPTION = "--agentloop-record-in-ci"
+
+
+def visible(text: str, *, layout: bool = False) -> str:
+    # Imported when a message quotes recorded text, not at every pytest start-up.
+    from agentloop_tools._visible import visible as escaped
+
+    return escaped(text, layout=layout)
+
+
 FROM_SCRIPTS_OPTION = "--agentloop-from-scripts"
 
 
