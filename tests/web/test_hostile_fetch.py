@@ -30,6 +30,9 @@ from tests.fetch.pdfs import deep_tree_pdf, one_page_pdf, pdf_of, shared_stream_
 from tests.transcripts import results
 from tests.web.hostile import bounded, head, raw_server
 
+# The client-side tools (web_fetch, web_search) are built on agentloop 0.6 tools.
+pytestmark = pytest.mark.agentloop_06
+
 TEXT = b"<p>" + b"Readable words on a hostile page. " * 20 + b"</p>"
 
 

@@ -22,6 +22,9 @@ from agentloop_tools.web.backends import brave, searxng
 from tests.search.helpers import BRAVE_KEY, call, results, run_agent
 from tests.web.hostile import Respond, answer, bounded, head, raw_server
 
+# The client-side tools (web_fetch, web_search) are built on agentloop 0.6 tools.
+pytestmark = pytest.mark.agentloop_06
+
 
 def _search(base: str, **options: object) -> str:
     """One call of web_search on a Brave backend at ``base``, through a real Agent."""
