@@ -7,7 +7,6 @@ with a usage error naming it, never half-way through with some tests unaudited.
 
 from __future__ import annotations
 
-import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -110,9 +109,17 @@ def written_ini_keys(config: pytest.Config) -> set[str]:
         if equals:
             keys.add(name.strip())
     if config.inipath is not None:
-        # pytest read the file; a reading we cannot repeat adds no key.
-        with contextlib.suppress(ConfigError):
+        try:
             keys.update(pytest_settings(config.inipath) or {})
+        except ConfigError:
+            # pytest read a file our reader cannot: take the keys pytest parsed, so a
+            # typo in it is never missed (``_inicfg`` on pytest 9, ``inicfg`` before).
+            import warnings
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                parsed = getattr(config, "_inicfg", None) or getattr(config, "inicfg", {})
+            keys.update(str(key) for key in parsed)
     config.stash[_WRITTEN] = keys
     return keys
 
