@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
+from agentloop_tools._errors import UsageProblem
 from agentloop_tools._visible import visible, xml_text
 
 FORMATS = ("table", "json", "github", "junit")
@@ -56,10 +57,6 @@ policy files and pyproject.toml:
   [tool.agentloop-tools]
   allow = ["python.org", "realpython.com"]   # or: block = ["wikipedia.org"]
 """
-
-
-class UsageProblem(Exception):
-    """Bad usage: reported on stderr with exit code 2."""
 
 
 def _require_agentloop_06() -> None:
@@ -285,7 +282,8 @@ def _audit(args: argparse.Namespace) -> int:
 
 
 def _policy(args: argparse.Namespace) -> tuple[Any, str]:
-    from agentloop_tools._config import ConfigError, policy_at, policy_file
+    from agentloop_tools._config import policy_at, policy_file
+    from agentloop_tools._errors import ConfigError
     from agentloop_tools.web import DomainPolicy
 
     try:

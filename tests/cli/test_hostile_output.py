@@ -20,6 +20,7 @@ import pytest
 from agentloop.transcript import Message, TextPart, ToolCallPart, ToolResultPart, to_jsonl
 
 from agentloop_tools import cli
+from agentloop_tools._errors import UsageProblem
 from agentloop_tools._visible import visible, xml_text
 from agentloop_tools.cassettes._sse import events
 from agentloop_tools.testing import EvidenceAssertionError, assert_no_violations
@@ -231,7 +232,7 @@ def test_the_agentloop_version_check_reads_versions_as_packaging_does(
 
     monkeypatch.setattr(importlib.metadata, "version", lambda name: installed)
     if refused:
-        with pytest.raises(cli.UsageProblem, match=f"installed: {installed}"):
+        with pytest.raises(UsageProblem, match=f"installed: {installed}"):
             cli._require_agentloop_06()
     else:
         cli._require_agentloop_06()

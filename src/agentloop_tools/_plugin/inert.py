@@ -30,7 +30,8 @@ class Inert:
             raise pytest.UsageError(f"{needs_pytest()} (the run asks for it: {used})")
 
     def _used_by_configuration(self) -> str | None:
-        from agentloop_tools._config import TABLE, ConfigError, pyproject_for, read_table
+        from agentloop_tools._config import TABLE, pyproject_for, read_table
+        from agentloop_tools._errors import ConfigError
         from agentloop_tools._plugin.policies import PLUGIN_INI_KEYS, written_ini_keys
 
         for dest, default in _OPTIONS.items():

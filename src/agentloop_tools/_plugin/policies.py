@@ -66,12 +66,8 @@ def default_policy(config: pytest.Config) -> DefaultPolicy:
     and ``[tool.agentloop-tools]`` in pytest's pyproject.toml (its configuration file,
     else the rootdir's); never a parent folder's. Two of them at once is an error.
     """
-    from agentloop_tools._config import (
-        INI_POLICY_KEYS,
-        POLICY_FILE_KEY,
-        ConfigError,
-        project_policy,
-    )
+    from agentloop_tools._config import INI_POLICY_KEYS, POLICY_FILE_KEY, project_policy
+    from agentloop_tools._errors import ConfigError
 
     settings = {
         key: [str(line) for line in config.getini(key) or ()]
@@ -98,7 +94,8 @@ def ini_is_set(config: pytest.Config, key: str) -> bool:
 
 def written_ini_keys(config: pytest.Config) -> set[str]:
     """Every key in pytest's configuration file and its ``-o/--override-ini`` options."""
-    from agentloop_tools._config import ConfigError, pytest_settings
+    from agentloop_tools._config import pytest_settings
+    from agentloop_tools._errors import ConfigError
 
     cached = config.stash.get(_WRITTEN, None)
     if cached is not None:
@@ -191,7 +188,8 @@ def read_marker(item: pytest.Item) -> Marker:
 
 def _read_one(item: pytest.Item, node: Node, marker: pytest.Mark) -> Marker:
     """One ``domain_policy`` marker, or a usage error naming the test, the marker and the fix."""
-    from agentloop_tools._config import ConfigError, build_policy
+    from agentloop_tools._config import build_policy
+    from agentloop_tools._errors import ConfigError
 
     on = "" if node is item else f" (on {_node_name(item, node)})"
     where = f"@pytest.mark.domain_policy on {item.nodeid}{on}"

@@ -16,18 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from agentloop_tools._docs import docs_url
+from agentloop_tools._errors import CassetteSecretError, RecordingRefused, Undecodable
 from agentloop_tools._secrets import Detector
-from agentloop_tools.cassettes._leaks import Leak, Undecodable, cassette_leaks
+from agentloop_tools.cassettes._leaks import Leak, cassette_leaks
 
 _SHOWN = 10
-
-
-class CassetteSecretError(ValueError):
-    """A cassette about to be written still contains something that looks like a credential."""
-
-    def __init__(self, message: str, leaks: Sequence[Leak] = ()) -> None:
-        super().__init__(message)
-        self.leaks = list(leaks)
 
 
 def check_cassette(data: dict[str, Any], detector: Detector) -> list[Leak]:
@@ -74,12 +67,6 @@ def refusal_message(path: str | None, leaks: Sequence[Leak]) -> str:
     return "\n".join(lines)
 
 
-class _Refused(Exception):
-    def __init__(self, leaks: list[Leak]) -> None:
-        super().__init__("refused")
-        self.leaks = leaks
-
-
 class _CheckedSerializer:
     """Any vcrpy serializer, with the cassette checked before and after serialising.
 
@@ -108,15 +95,17 @@ class _CheckedSerializer:
             data = self._with_provenance(data)
         leaks = check_cassette(data, self._detector)
         if leaks:
-            raise _Refused(leaks)
+            raise RecordingRefused(leaks)
         try:
             text: str = self._serializer.serialize(data)
         except CassetteSecretError as error:
             leaks = error.leaks or [Leak("the serialized cassette", "a credential", "")]
-            raise _Refused(leaks) from None
+            raise RecordingRefused(leaks) from None
         found = self._detector.find(text)
         if found:
-            raise _Refused([Leak("the serialized cassette", f.kind, f.masked) for f in found])
+            raise RecordingRefused(
+                [Leak("the serialized cassette", f.kind, f.masked) for f in found]
+            )
         return text
 
     def deserialize(self, text: str) -> Any:
@@ -190,7 +179,7 @@ class GuardedPersister:
         )
         try:
             self.inner.save_cassette(cassette_path, cassette_dict, serializer=checked)
-        except _Refused as refused:
+        except RecordingRefused as refused:
             # Serialising happens before the file is opened: nothing was written.
             self.refusal = refusal_message(str(Path(cassette_path)), refused.leaks)
 

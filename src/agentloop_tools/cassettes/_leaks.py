@@ -22,16 +22,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from agentloop_tools._errors import Undecodable
 from agentloop_tools._secrets import PLACEHOLDER_PREFIX, Detector, Finding
 
 MAX_DEPTH = 200
 # Joined text of one body is read up to this size (a key split across fields).
 _JOIN_LIMIT = 4_000_000
 _DECOMPRESSED_LIMIT = 64 * 1024 * 1024
-
-
-class Undecodable(ValueError):
-    """A value that cannot be decoded far enough to be checked."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,6 +23,8 @@ from typing import Any
 
 import yaml
 
+from agentloop_tools._errors import InputError
+
 MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_DEPTH = 100
 MAX_NODES = 2_000_000
@@ -32,10 +34,6 @@ try:  # libyaml is several times faster; replay reads a cassette per test.
     from yaml import CSafeLoader as _Loader
 except ImportError:  # pragma: no cover - depends on how PyYAML was built
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
-
-
-class InputError(ValueError):
-    """A file that cannot be read whole and safely; the message says why."""
 
 
 def read_bytes(path: str | Path) -> bytes:

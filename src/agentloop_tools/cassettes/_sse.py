@@ -15,11 +15,9 @@ import json
 import re
 from typing import Any
 
+from agentloop_tools._errors import StreamError
+
 _LINE_END = re.compile(r"\r\n|\r|\n")
-
-
-class StreamError(ValueError):
-    """The stream cannot be turned into a response (no events, broken JSON, cut short)."""
 
 
 def is_stream(body: str) -> bool:

@@ -19,7 +19,7 @@ from agentloop import Citation, Source, Transcript
 from agentloop.transcript import HostedToolPart, Message, TextPart
 
 from agentloop_tools._docs import docs_url
-from agentloop_tools._secrets import redact
+from agentloop_tools._errors import EvidenceAssertionError
 from agentloop_tools._visible import visible
 from agentloop_tools.testing._evidence import AgentloopEvidence
 from agentloop_tools.web import DomainPolicy, Violation, citations, sources
@@ -31,15 +31,6 @@ from agentloop_tools.web._url import locate
 type Evidence = Transcript | Sequence[Message] | AgentloopEvidence | Any
 
 _EXCERPT = 60
-
-
-class EvidenceAssertionError(AssertionError):
-    """An ``assert_*`` helper found the evidence does not say what the test expects."""
-
-    __module__ = "agentloop_tools.testing"
-
-    def __init__(self, message: str) -> None:
-        super().__init__(visible(redact(message), layout=True))
 
 
 def assert_cited(transcript: Evidence, *targets: str, since: int = 0) -> None:

@@ -8,6 +8,7 @@ True
 False
 """
 
+from agentloop_tools._errors import AgentloopToolsError
 from agentloop_tools.web._client_search import search_tool, web_search
 from agentloop_tools.web._evidence import citations, sources
 from agentloop_tools.web._fetch import Resolver, web_fetch
@@ -18,6 +19,7 @@ from agentloop_tools.web._search import native_web_search
 from agentloop_tools.web._tool_errors import FatalToolError, ToolFailure
 
 __all__ = [
+    "AgentloopToolsError",
     "DomainPolicy",
     "FatalToolError",
     "PageViolation",

@@ -428,6 +428,7 @@ class _SearchEngine:
     def _attempt(self, client: httpx.Client, request: httpx.Request) -> _Outcome:
         import httpx
 
+        from agentloop_tools._errors import ResponseTooLarge
         from agentloop_tools.web import _search_http
 
         if self._spacer is not None:
@@ -449,7 +450,7 @@ class _SearchEngine:
                 body = _search_http.read_body(streamed, self.max_bytes, ends)
             finally:
                 streamed.close()
-        except (_search_http.TooLarge, httpx.InvalidURL) as exc:
+        except (ResponseTooLarge, httpx.InvalidURL) as exc:
             # InvalidURL: httpx reads a redirect's Location even when not following it.
             logger.info("%s: %s", self.backend.name, exc)
             return _Outcome(None, exc)
@@ -499,10 +500,10 @@ class _SearchEngine:
         return code if code in _CODES else None
 
     def _read(self, outcome: _Outcome, wanted: int, made: int) -> str | ToolFailure:
-        from agentloop_tools.web._search_http import TooLarge
+        from agentloop_tools._errors import ResponseTooLarge
 
         backend = self.backend.name
-        if isinstance(outcome.error, TooLarge):
+        if isinstance(outcome.error, ResponseTooLarge):
             return ToolFailure(
                 "search-failed",
                 f"{backend} sent {outcome.error} (max_bytes={self.max_bytes:,}); it was not read",

@@ -26,6 +26,8 @@ from html.parser import HTMLParser
 from types import ModuleType
 from typing import Any, Literal
 
+from agentloop_tools._errors import ExtractionError, PdfOverBudget
+
 type Kind = Literal["html", "text", "json", "pdf"]
 
 EXTRA_HINT = "install based-models-agentloop-tools[fetch]"
@@ -79,10 +81,6 @@ _BLOCK = frozenset(
     {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "section", "article"}
     | {"pre", "blockquote", "table", "ul", "ol", "dd", "dt", "hr", "main", "td", "th"}
 )
-
-
-class ExtractionError(Exception):
-    """The body could not be read as its type (a broken or encrypted PDF)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,10 +258,6 @@ def extract_pdf(body: bytes, *, deadline: float | None = None) -> Extracted:
     return Extracted(shown_title, text, "pypdf", tuple(notes))
 
 
-class _OverBudget(Exception):
-    """Raised from pypdf's operator visitor: the PDF's reading must stop."""
-
-
 class _PdfBudget:
     def __init__(self, deadline: float | None) -> None:
         own = time.monotonic() + MAX_PDF_SECONDS
@@ -280,7 +274,7 @@ class _PdfBudget:
     def visit(self, operator: Any, operands: Any, cm: Any, tm: Any) -> None:
         self.operations += 1
         if self.operations % 256 == 0 and self.over() is not None:
-            raise _OverBudget
+            raise PdfOverBudget
 
 
 def _read_pages(
@@ -306,7 +300,7 @@ def _read_pages(
         else:
             try:
                 page_text = page.extract_text(visitor_operand_before=budget.visit) or ""
-            except _OverBudget:
+            except PdfOverBudget:
                 return budget.over() or "the budget was spent"
         if key is not None:
             done[key] = page_text

@@ -33,14 +33,9 @@ from agentloop import ToolSpec, tool
 from cachetools import TTLCache
 
 from agentloop_tools import __version__
+from agentloop_tools._errors import ExtractionError
 from agentloop_tools.web._address import parse_address, refusal
-from agentloop_tools.web._extract import (
-    EXTRA_HINT,
-    Extracted,
-    ExtractionError,
-    extract,
-    kind_of,
-)
+from agentloop_tools.web._extract import EXTRA_HINT, Extracted, extract, kind_of
 from agentloop_tools.web._fetch_body import declared_length, read_capped
 from agentloop_tools.web._fetch_errors import FetchRefusal, shown
 from agentloop_tools.web._fetch_record import header, requested_trailer
@@ -517,7 +512,7 @@ class Fetcher:
         except FetchRefusal as refused:
             if refused.code in ("blocked-by-policy", "blocked-address"):
                 raise
-            reason = refused.message
+            reason = refused.failure.message
         # Unreachable or erroring robots.txt: crawlers treat that as "stay out".
         raise FetchRefusal(
             "disallowed-by-robots",

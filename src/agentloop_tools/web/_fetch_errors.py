@@ -7,9 +7,9 @@ transcript) tell a refusal it should not retry from a failure it may.
 
 from __future__ import annotations
 
-from agentloop import ToolError
+from agentloop_tools._errors import FetchRefusal
 
-from agentloop_tools.web._tool_errors import ToolFailure
+__all__ = ["CODES", "FetchRefusal", "shown"]
 
 # Every code web_fetch can answer with; docs/client-fetch.md has the table.
 CODES = frozenset(
@@ -30,38 +30,6 @@ CODES = frozenset(
         "invalid-start",
     }
 )
-
-
-class FetchRefusal(Exception):
-    """One soft error on its way to the model (becomes a ``ToolError``).
-
-    Carries a :class:`ToolFailure`, the contract ``web_search`` uses too, so both
-    tools format ``[code] message — what to do`` the same way.
-
-    Attributes:
-        failure: the code (one of ``CODES``), message and remedy.
-    """
-
-    def __init__(self, code: str, message: str, remedy: str) -> None:
-        assert code in CODES, code
-        self.failure = ToolFailure(code, message, remedy)
-        super().__init__(str(self.failure))
-
-    @property
-    def code(self) -> str:
-        return self.failure.code
-
-    @property
-    def message(self) -> str:
-        return self.failure.message
-
-    @property
-    def remedy(self) -> str:
-        return self.failure.remedy
-
-    def tool_error(self, trailer: str = "") -> ToolError:
-        """The ``ToolError`` the model sees, with ``trailer`` lines (redirects followed)."""
-        return ToolError(str(self.failure) + trailer)
 
 
 def shown(value: object, limit: int = 200) -> str:

@@ -27,6 +27,8 @@ from collections.abc import Iterable, Iterator
 import httpcore
 import httpx
 
+from agentloop_tools._errors import ResponseTooLarge
+
 # Decoded bytes per compressed byte past the first ``_RATIO_FREE`` bytes: JSON
 # compresses about 5-20 times; far more is a decompression bomb, not a result list.
 MAX_RATIO = 100
@@ -38,10 +40,6 @@ _attempt = threading.local()
 
 class Overtime(httpx.TimeoutException):
     """The attempt's deadline passed while the response was still arriving."""
-
-
-class TooLarge(Exception):
-    """The decoded body is over the cap, expands too much, or cannot be decoded by us."""
 
 
 def start_attempt(deadline: float) -> None:
@@ -147,7 +145,7 @@ def read_body(response: httpx.Response, limit: int, deadline: float) -> bytes:
 
     Raises:
         Overtime: the deadline passed first (a timeout: the attempt may be retried).
-        TooLarge: over ``limit``, over ``MAX_RATIO``, or an encoding we do not decode.
+        ResponseTooLarge: over ``limit``, over ``MAX_RATIO``, or an encoding we do not decode.
     """
     try:
         # Already in memory and decoded by httpx (a response built with content=...).
@@ -156,11 +154,11 @@ def read_body(response: httpx.Response, limit: int, deadline: float) -> bytes:
         ready = None
     if ready is not None:
         if len(ready) > limit:
-            raise TooLarge(f"a response over {limit:,} bytes")
+            raise ResponseTooLarge(f"a response over {limit:,} bytes")
         return ready
     encoding = response.headers.get("content-encoding", "identity").strip().lower()
     if encoding not in _ENCODINGS:
-        raise TooLarge(f"a response in content-encoding {encoding!r}, which is not read")
+        raise ResponseTooLarge(f"a response in content-encoding {encoding!r}, which is not read")
     inflate = None
     if encoding in ("gzip", "x-gzip"):
         inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
@@ -177,13 +175,13 @@ def read_body(response: httpx.Response, limit: int, deadline: float) -> bytes:
                 # One byte over the cap is enough to know it is over.
                 body += inflate.decompress(inflate.unconsumed_tail + raw, limit + 1 - len(body))
             except zlib.error:
-                raise TooLarge(f"a {encoding} response that does not decompress") from None
+                raise ResponseTooLarge(f"a {encoding} response that does not decompress") from None
             if len(body) > _RATIO_FREE and len(body) > MAX_RATIO * taken:
-                raise TooLarge(
+                raise ResponseTooLarge(
                     f"a {encoding} response that expands over {MAX_RATIO} times its size"
                 )
         if len(body) > limit:
-            raise TooLarge(f"a response over {limit:,} bytes")
+            raise ResponseTooLarge(f"a response over {limit:,} bytes")
     return bytes(body)
 
 
