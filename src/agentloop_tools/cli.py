@@ -636,7 +636,7 @@ def _collect(
         try:
             info = path.stat()
         except OSError as error:
-            reason = _os_reason(error)
+            reason = os_reason(error)
             if hint_domains and not path.exists() and _DOMAIN_LIKE.fullmatch(raw):
                 reason += (
                     f". If {raw!r} is a domain: --allow and --block take one value each; "
@@ -685,7 +685,7 @@ def _walk(
         try:
             info = folder.stat()
         except OSError as error:
-            found.problems.append(_listing(folder, _os_reason(error)))
+            found.problems.append(_listing(folder, os_reason(error)))
             continue
         if (info.st_dev, info.st_ino) in visited:
             if folder.is_symlink():
@@ -695,7 +695,7 @@ def _walk(
         try:
             entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
         except OSError as error:
-            found.problems.append(_listing(folder, _os_reason(error)))
+            found.problems.append(_listing(folder, os_reason(error)))
             continue
         folders = []
         for entry in entries:
@@ -703,7 +703,7 @@ def _walk(
             try:
                 is_dir = entry.is_dir(follow_symlinks=True)
             except OSError as error:
-                found.problems.append(_listing(path, _os_reason(error)))
+                found.problems.append(_listing(path, os_reason(error)))
                 continue
             if is_dir:
                 if entry.name in skip:
@@ -720,7 +720,7 @@ def _walk(
                     )
                     continue
                 except OSError as error:
-                    found.problems.append(_listing(path, _os_reason(error)))
+                    found.problems.append(_listing(path, os_reason(error)))
                     continue
             if suffixes is None or path.suffix.lower() in suffixes:
                 if suffixes is not None and path.suffix.lower() == ".json" and _not_evidence(path):
@@ -770,8 +770,8 @@ def _regular(mode: int) -> bool:
     return stat.S_ISREG(mode)
 
 
-def _os_reason(error: OSError) -> str:
-    from agentloop_tools.cassettes._load import _os_reason as reason
+def os_reason(error: OSError) -> str:
+    from agentloop_tools.cassettes._load import os_reason as reason
 
     return reason(error)
 

@@ -26,12 +26,13 @@ from agentloop_tools._plugin.scope import (
     MARKER_NAME,
     SESSION_NAME,
     in_scope,
-    session_of,
+    needs_pytest,
     supported,
 )
 from agentloop_tools._providers import PROVIDERS
 
 if TYPE_CHECKING:
+    from agentloop_tools._plugin.hooks import AgentloopSession
     from agentloop_tools.testing import AgentFactory, AgentloopEvidence
 
 __all__ = ["AgentFactory"]
@@ -39,6 +40,16 @@ __all__ = ["AgentFactory"]
 PROVIDER_OPTION = "--agentloop-provider"
 REPORT_OPTION = "--agentloop-report"
 HTML_REPORT_OPTION = "--agentloop-report-html"
+
+
+def session_of(config: pytest.Config) -> AgentloopSession:
+    """The run's plugin object; a usage error when the plugin is not active."""
+    from agentloop_tools._plugin.hooks import AgentloopSession
+
+    plugin = config.pluginmanager.get_plugin(SESSION_NAME)
+    if not isinstance(plugin, AgentloopSession):
+        raise pytest.UsageError(needs_pytest() if not supported() else "agentloop-tools is off")
+    return plugin
 
 
 def __getattr__(name: str) -> Any:

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from agentloop_tools._plugin.hooks import AgentloopSession
     from agentloop_tools.testing import AgentloopEvidence
 
 SESSION_NAME = "agentloop-tools-session"
@@ -63,12 +62,3 @@ def in_scope(item: pytest.Item) -> bool:
     return (
         bool(OUR_FIXTURES.intersection(names)) or item.get_closest_marker(MARKER_NAME) is not None
     )
-
-
-def session_of(config: pytest.Config) -> AgentloopSession:
-    from agentloop_tools._plugin.hooks import AgentloopSession
-
-    plugin = config.pluginmanager.get_plugin(SESSION_NAME)
-    if not isinstance(plugin, AgentloopSession):
-        raise pytest.UsageError(needs_pytest() if not supported() else "agentloop-tools is off")
-    return plugin

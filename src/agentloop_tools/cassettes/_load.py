@@ -44,7 +44,7 @@ def read_bytes(path: str | Path) -> bytes:
     try:
         info = os.stat(path)
     except OSError as error:
-        raise InputError(_os_reason(error)) from None
+        raise InputError(os_reason(error)) from None
     if not stat.S_ISREG(info.st_mode):
         raise InputError(f"not a regular file ({_kind(info.st_mode)}); it cannot be read whole")
     if info.st_size > MAX_FILE_BYTES:
@@ -56,7 +56,7 @@ def read_bytes(path: str | Path) -> bytes:
         with open(path, "rb") as stream:
             data = stream.read(MAX_FILE_BYTES + 1)
     except OSError as error:
-        raise InputError(_os_reason(error)) from None
+        raise InputError(os_reason(error)) from None
     if len(data) > MAX_FILE_BYTES:
         raise InputError(f"grew past the {MAX_FILE_BYTES // (1024 * 1024)} MB limit while read")
     return data
@@ -160,7 +160,7 @@ def check_depth(value: Any, limit: int = MAX_DEPTH) -> None:
             stack.extend((child, depth + 1) for child in children)
 
 
-def _os_reason(error: OSError) -> str:
+def os_reason(error: OSError) -> str:
     import errno
 
     if error.errno == errno.ELOOP:

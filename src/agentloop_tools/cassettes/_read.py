@@ -27,7 +27,7 @@ from agentloop_tools._providers import MODEL_API_DOMAINS, SEARCH_APIS
 from agentloop_tools.cassettes import _format
 from agentloop_tools.cassettes._history import History, Said, read_history
 from agentloop_tools.cassettes._load import load_json, read_text
-from agentloop_tools.cassettes._matching import _last_user_text
+from agentloop_tools.cassettes._matching import last_user_text
 from agentloop_tools.cassettes._sse import is_stream, rebuild
 
 CASSETTE_SUFFIXES = (".yaml", ".yml")
@@ -649,7 +649,7 @@ def _asked(body: Any) -> str:
         value = json.loads(body) if isinstance(body, str) and body.strip() else None
     except ValueError:
         value = None
-    return _last_user_text(value) or "(recorded request)"
+    return last_user_text(value) or "(recorded request)"
 
 
 def _text(text: str) -> Any:
