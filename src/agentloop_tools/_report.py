@@ -30,7 +30,7 @@ from agentloop_tools._evidence_record import (
 from agentloop_tools._secrets import Cleaner, secret_values
 from agentloop_tools._visible import visible
 from agentloop_tools.web import DomainPolicy, Violation
-from agentloop_tools.web._pages import page_key
+from agentloop_tools.web.policy._pages import page_key
 
 
 def test_record(

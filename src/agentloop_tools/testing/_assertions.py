@@ -23,10 +23,10 @@ from agentloop_tools._errors import EvidenceAssertionError
 from agentloop_tools._visible import visible
 from agentloop_tools.testing._evidence import AgentloopEvidence
 from agentloop_tools.web import DomainPolicy, Violation, citations, sources
-from agentloop_tools.web._evidence import messages_of
-from agentloop_tools.web._index import RuleIndex
-from agentloop_tools.web._rules import parse_rule
-from agentloop_tools.web._url import locate
+from agentloop_tools.web.domains._index import RuleIndex
+from agentloop_tools.web.domains._rules import parse_rule
+from agentloop_tools.web.domains._url import locate
+from agentloop_tools.web.transcript._evidence import messages_of
 
 type Evidence = Transcript | Sequence[Message] | AgentloopEvidence | Any
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from agentloop_tools.web._policy import DomainPolicy
+    from agentloop_tools.web.policy._policy import DomainPolicy
 
 MARKER = "Web search results (agentloop-tools)"
 WITHHELD_LINK = "[link withheld by the domain policy]"

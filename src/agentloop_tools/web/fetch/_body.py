@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import httpx
 
-from agentloop_tools.web._fetch_errors import FetchRefusal
+from agentloop_tools.web.fetch._codes import FetchRefusal
 
 _CHUNK = 16_384
 

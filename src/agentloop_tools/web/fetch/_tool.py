@@ -34,15 +34,15 @@ from cachetools import TTLCache
 
 from agentloop_tools import __version__
 from agentloop_tools._errors import ExtractionError
-from agentloop_tools.web._address import parse_address, refusal
-from agentloop_tools.web._extract import EXTRA_HINT, Extracted, extract, kind_of
-from agentloop_tools.web._fetch_body import declared_length, read_capped
-from agentloop_tools.web._fetch_errors import FetchRefusal, shown
-from agentloop_tools.web._fetch_record import header, requested_trailer
-from agentloop_tools.web._fetch_transport import PinnedBackend, pinned_transport
-from agentloop_tools.web._fetch_url import check_url
-from agentloop_tools.web._policy import DomainPolicy, robots_policy
-from agentloop_tools.web._robots import RobotsRules, robots_url
+from agentloop_tools.web.domains._address import parse_address, refusal
+from agentloop_tools.web.fetch._body import declared_length, read_capped
+from agentloop_tools.web.fetch._codes import FetchRefusal, shown
+from agentloop_tools.web.fetch._extract import EXTRA_HINT, Extracted, extract, kind_of
+from agentloop_tools.web.fetch._record import header, requested_trailer
+from agentloop_tools.web.fetch._robots import RobotsRules, robots_url
+from agentloop_tools.web.fetch._transport import PinnedBackend, pinned_transport
+from agentloop_tools.web.fetch._url_check import check_url
+from agentloop_tools.web.policy._policy import DomainPolicy, robots_policy
 
 type Resolver = Callable[[str], Sequence[str]]
 # What was requested after the URL asked for: ("redirect" | "robots", url), in order.

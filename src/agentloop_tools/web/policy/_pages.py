@@ -11,11 +11,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from agentloop_tools.web._url import locate
-from agentloop_tools.web._verdict import verdict
+from agentloop_tools.web.domains._url import locate
+from agentloop_tools.web.policy._verdict import verdict
 
 if TYPE_CHECKING:
-    from agentloop_tools.web._policy import Violation, Where
+    from agentloop_tools.web.policy._policy import Violation, Where
 
 
 def page_key(url: str) -> str:

@@ -18,7 +18,7 @@ from typing import Any
 from agentloop_tools._docs import docs_url
 from agentloop_tools._errors import CassetteSecretError, RecordingRefused, Undecodable
 from agentloop_tools._secrets import Detector
-from agentloop_tools.cassettes._leaks import Leak, cassette_leaks
+from agentloop_tools.cassettes.hygiene._leaks import Leak, cassette_leaks
 
 _SHOWN = 10
 

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from agentloop import Source
 from agentloop.transcript import Message, ToolCallPart, ToolResultPart
 
-from agentloop_tools.web._render import read_rendered
+from agentloop_tools.web.search._render import read_rendered
 
 _ARGUMENTS = frozenset({"query", "count"})
 # A link in the query, or the host of a site: operator (site:example.com/path).

@@ -25,10 +25,10 @@ from agentloop.transcript import Message, TextPart, ToolCallPart, ToolResultPart
 from agentloop_tools._errors import InputError, StreamError
 from agentloop_tools._providers import MODEL_API_DOMAINS, SEARCH_APIS
 from agentloop_tools.cassettes import _format
-from agentloop_tools.cassettes._history import History, Said, read_history
 from agentloop_tools.cassettes._load import load_json, read_text
 from agentloop_tools.cassettes._matching import last_user_text
-from agentloop_tools.cassettes._sse import is_stream, rebuild
+from agentloop_tools.cassettes.reading._history import History, Said, read_history
+from agentloop_tools.cassettes.reading._sse import is_stream, rebuild
 
 CASSETTE_SUFFIXES = (".yaml", ".yml")
 TRANSCRIPT_SUFFIXES = (".jsonl", ".json")

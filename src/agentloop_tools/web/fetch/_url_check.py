@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from ada_url import HostType, parse_url
 
-from agentloop_tools.web._fetch_errors import FetchRefusal, shown
-from agentloop_tools.web._policy import DomainPolicy
+from agentloop_tools.web.fetch._codes import FetchRefusal, shown
+from agentloop_tools.web.policy._policy import DomainPolicy
 
 MAX_URL_LENGTH = 2048
 _ATTRIBUTES = ("href", "protocol", "username", "password", "hostname", "host_type")

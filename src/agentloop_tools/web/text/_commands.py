@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 
 from ahocorasick_rs import AhoCorasick
 
-from agentloop_tools.web._text import Found
+from agentloop_tools.web.text._finder import Found
 
 # A command word, matched where one of _WORDS is found. "http" and "https" (HTTPie)
 # count only in a command position: a line start (after a prompt), a pipe or

@@ -15,7 +15,7 @@ from urllib.parse import unquote
 
 from ada_url import HostType, idna_to_ascii, parse_url
 
-from agentloop_tools.web._url import normalize_host, path_readings
+from agentloop_tools.web.domains._url import normalize_host, path_readings
 
 # Plain lower-case LDH names skip the URL parser: building a policy from 100,000
 # domains must stay well under a second. A numeric last label is an IPv4 address

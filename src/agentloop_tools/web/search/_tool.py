@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Any, Literal
 from agentloop import HostedTool, tool
 from agentloop.tooling import ToolSpec
 
-from agentloop_tools.web._policy import DomainPolicy
-from agentloop_tools.web._render import SearchHit, render_results, shown_url
 from agentloop_tools.web._tool_errors import ToolFailure
 from agentloop_tools.web.backends import SearchBackend
+from agentloop_tools.web.policy._policy import DomainPolicy
+from agentloop_tools.web.search._render import SearchHit, render_results, shown_url
 
 if TYPE_CHECKING:
     # httpx and tenacity are imported when a tool is built, not with agentloop_tools.web:
@@ -228,7 +228,7 @@ def search_tool(
     if hosted:
         if policy is not None:
             return policy.native_web_search()
-        from agentloop_tools.web._search import native_web_search
+        from agentloop_tools.web._hosted_search import native_web_search
 
         return native_web_search()
     if backend is None:
@@ -429,7 +429,7 @@ class _SearchEngine:
         import httpx
 
         from agentloop_tools._errors import ResponseTooLarge
-        from agentloop_tools.web import _search_http
+        from agentloop_tools.web.search import _http as _search_http
 
         if self._spacer is not None:
             delay = self._spacer.delay()
@@ -595,7 +595,7 @@ class _SearchEngine:
                 if self._client is None:
                     import httpx
 
-                    from agentloop_tools.web._search_http import attempt_client
+                    from agentloop_tools.web.search._http import attempt_client
 
                     timeout = httpx.Timeout(TIMEOUT_SECONDS, connect=CONNECT_TIMEOUT_SECONDS)
                     self._client = attempt_client(timeout)

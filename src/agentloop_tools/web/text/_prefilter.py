@@ -21,7 +21,7 @@ from collections.abc import Iterable
 
 from ahocorasick_rs import AhoCorasick
 
-from agentloop_tools.web._text import ANCHOR_ANY, TOKEN_RUN, tokens
+from agentloop_tools.web.text._finder import ANCHOR_ANY, TOKEN_RUN, tokens
 
 # Besides printable ASCII, the characters substrings speak for: CJK letters (never part
 # of an ASCII host, never an ASCII look-alike), ideographic full stops (read as dots)

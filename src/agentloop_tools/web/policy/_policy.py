@@ -17,16 +17,14 @@ from typing import Any, Literal
 from agentloop import HostedTool, Transcript
 from agentloop.transcript import Message, TextPart, join_text
 
-from agentloop_tools.web._commands import command_targets
-from agentloop_tools.web._evidence import message_sources, messages_of
-from agentloop_tools.web._fetch_record import reached
-from agentloop_tools.web._index import RuleIndex
-from agentloop_tools.web._markup import Decoded, decode, layout
-from agentloop_tools.web._prefilter import RuleFinder
-from agentloop_tools.web._rules import Rule, parse_rules
-from agentloop_tools.web._search import native_web_search
-from agentloop_tools.web._search_reader import search_call_urls, search_sources
-from agentloop_tools.web._text import (
+from agentloop_tools.web._hosted_search import native_web_search
+from agentloop_tools.web.domains._index import RuleIndex
+from agentloop_tools.web.domains._rules import Rule, parse_rules
+from agentloop_tools.web.domains._url import Location, locate, nested_urls, quick_host
+from agentloop_tools.web.fetch._record import reached
+from agentloop_tools.web.policy._verdict import verdict
+from agentloop_tools.web.text._commands import command_targets
+from agentloop_tools.web.text._finder import (
     Found,
     has_deleted,
     linked_reading,
@@ -34,8 +32,10 @@ from agentloop_tools.web._text import (
     split_attributes,
     tokens,
 )
-from agentloop_tools.web._url import Location, locate, nested_urls, quick_host
-from agentloop_tools.web._verdict import verdict
+from agentloop_tools.web.text._markup import Decoded, decode, layout
+from agentloop_tools.web.text._prefilter import RuleFinder
+from agentloop_tools.web.transcript._evidence import message_sources, messages_of
+from agentloop_tools.web.transcript._tool_results import search_call_urls, search_sources
 
 type Mode = Literal["allow", "block"]
 type Where = Literal["source", "citation", "text", "tool-call", "tool-result", "redirect", "robots"]

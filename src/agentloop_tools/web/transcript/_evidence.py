@@ -15,9 +15,9 @@ from typing import Any, Literal
 from agentloop import Citation, HostedToolPart, Source, Transcript
 from agentloop.transcript import Message, TextPart
 
-from agentloop_tools.web._fetch_record import pages_read
-from agentloop_tools.web._pages import page_key, without_tracking
-from agentloop_tools.web._search_reader import search_sources
+from agentloop_tools.web.fetch._record import pages_read
+from agentloop_tools.web.policy._pages import page_key, without_tracking
+from agentloop_tools.web.transcript._tool_results import search_sources
 
 type _Kind = Literal["consulted", "cited"]
 

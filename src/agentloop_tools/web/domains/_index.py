@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from agentloop_tools.web._rules import Rule
-from agentloop_tools.web._url import Location
+from agentloop_tools.web.domains._rules import Rule
+from agentloop_tools.web.domains._url import Location
 
 
 class _Table:
