@@ -48,12 +48,9 @@ CASSETTE = Path("cassettes", "test_agent", "test_agent.yaml")
 
 
 @pytest.fixture
-def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    monkeypatch.delenv("CI", raising=False)
-    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "LLM_PROVIDER"):
-        monkeypatch.delenv(name, raising=False)
-    pytester.makepyfile(test_agent=AGENT_TEST)
-    return pytester
+def project(project: pytest.Pytester) -> pytest.Pytester:
+    project.makepyfile(test_agent=AGENT_TEST)
+    return project
 
 
 def edit(pytester: pytest.Pytester, old: str, new: str) -> None:

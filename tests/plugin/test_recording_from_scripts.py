@@ -41,13 +41,6 @@ def test_agent(agentloop_agent, agentloop_env, agentloop_from_scripts):
 """
 
 
-@pytest.fixture
-def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    for name in ("CI", "LLM_PROVIDER", "ANTHROPIC_API_KEY", "BRAVE_API_KEY", "WEB_SEARCH_BACKEND"):
-        monkeypatch.delenv(name, raising=False)
-    return pytester
-
-
 def test_a_test_records_from_its_scripts_then_replays_without_them(
     project: pytest.Pytester,
 ) -> None:
