@@ -20,7 +20,6 @@ if TYPE_CHECKING:
 
     from agentloop_tools.web import DomainPolicy
 
-MARKER_FIELDS = ("allow", "block", "policy")
 # Every ini key the plugin registers: a near miss of one, or any other agentloop_* key,
 # is a usage error (an unknown key is only a warning to pytest, and a lost policy).
 PLUGIN_INI_KEYS = (
@@ -36,6 +35,29 @@ PLUGIN_INI_KEYS = (
 
 
 _WRITTEN = pytest.StashKey[set[str]]()
+
+
+class MarkerOptions:
+    """The ``domain_policy`` marker's arguments, keyword-only, as the test wrote them.
+
+    Values are checked where they are read (the policy by the one loader); an unknown
+    name is refused before this is built, naming every one of them.
+    """
+
+    FIELDS = ("allow", "block", "policy", "require_evidence")
+
+    def __init__(
+        self,
+        *,
+        allow: object = None,
+        block: object = None,
+        policy: object = None,
+        require_evidence: object = True,
+    ) -> None:
+        self.allow = allow
+        self.block = block
+        self.policy = policy
+        self.require_evidence = require_evidence
 
 
 class Marker(NamedTuple):
@@ -199,24 +221,23 @@ def _read_one(item: pytest.Item, node: Node, marker: pytest.Mark) -> Marker:
             f"{where}: pass keyword arguments only (allow=[...], block=[...] or policy=...); "
             f"{example}."
         )
-    options = dict(marker.kwargs)
-    require_evidence = options.pop("require_evidence", True)
-    unknown = set(options) - set(MARKER_FIELDS)
+    unknown = set(marker.kwargs) - set(MarkerOptions.FIELDS)
     if unknown:
         raise pytest.UsageError(
             f"{where}: unknown argument(s) {', '.join(sorted(unknown))}; pass exactly one of "
             f"allow=[...], block=[...] or policy=DomainPolicy ({example})."
         )
-    if not isinstance(require_evidence, bool):
+    options = MarkerOptions(**marker.kwargs)
+    if not isinstance(options.require_evidence, bool):
         raise pytest.UsageError(
-            f"{where}: require_evidence must be True or False, got {require_evidence!r}."
+            f"{where}: require_evidence must be True or False, got {options.require_evidence!r}."
         )
     try:
         policy = build_policy(
             where,
-            allow=options.get("allow"),
-            block=options.get("block"),
-            policy=options.get("policy"),
+            allow=options.allow,
+            block=options.block,
+            policy=options.policy,
             names=("allow=", "block=", "policy="),
         )
     except ConfigError as error:
@@ -226,7 +247,7 @@ def _read_one(item: pytest.Item, node: Node, marker: pytest.Mark) -> Marker:
             f"{where}: pass exactly one of allow=[...], block=[...] or policy=DomainPolicy "
             f"({example})."
         )
-    return Marker(policy, require_evidence)
+    return Marker(policy, options.require_evidence)
 
 
 def _node_name(item: pytest.Item, node: Node) -> str:
