@@ -6,6 +6,8 @@ import json
 
 import pytest
 
+from agentloop_tools._plugin.scope import FROM_SCRIPTS_OPTION
+
 SCRIPTED_PROJECT = """
 import pytest
 from agentloop_tools.testing import (
@@ -46,7 +48,7 @@ def test_a_test_records_from_its_scripts_then_replays_without_them(
 ) -> None:
     project.makeini("[pytest]\nagentloop_search_backend = brave\n")
     project.makepyfile(test_agent=SCRIPTED_PROJECT)
-    recorded = project.runpytest("--record-mode=once", "--agentloop-from-scripts")
+    recorded = project.runpytest("--record-mode=once", FROM_SCRIPTS_OPTION.flag)
     recorded.assert_outcomes(passed=1)
     cassette = (project.path / "cassettes" / "test_agent" / "test_agent.yaml").read_text()
     assert "api.search.brave.com" in cassette
@@ -71,7 +73,7 @@ def test_recording_from_scripts_without_a_script_says_which_fixture_to_write(
             agentloop_agent([native_web_search()], provider="anthropic").run("hi")
         """
     )
-    result = project.runpytest("--record-mode=once", "--agentloop-from-scripts")
+    result = project.runpytest("--record-mode=once", FROM_SCRIPTS_OPTION.flag)
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         ["*records from scripts (--agentloop-from-scripts), but the agentloop_script fixture*"]
