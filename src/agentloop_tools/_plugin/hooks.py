@@ -7,7 +7,6 @@ that one hook sets for another to read.
 from __future__ import annotations
 
 from collections.abc import Generator, Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -21,6 +20,14 @@ from agentloop_tools._plugin.policies import (
     marker_near_miss,
     read_marker,
     refuse_unknown_ini_keys,
+)
+from agentloop_tools._plugin.run_report import (
+    RunReport,
+    not_audited_property,
+    prepare_report_paths,
+    record_of,
+    record_property,
+    teardown_property,
 )
 from agentloop_tools._plugin.scope import (
     EVIDENCE,
@@ -36,13 +43,6 @@ if TYPE_CHECKING:
     from agentloop_tools.testing import AgentloopEvidence
     from agentloop_tools.web import DomainPolicy
 
-REPORT_OPTIONS = (
-    ("--agentloop-report", "agentloop_report"),
-    ("--agentloop-report-html", "agentloop_report_html"),
-)
-_RECORD_PROPERTY = "agentloop_tools"
-_NOT_AUDITED_PROPERTY = "agentloop_tools_not_audited"
-_TEARDOWN_PROPERTY = "agentloop_tools_teardown"
 
 MARKER = pytest.StashKey[Marker]()
 _VIOLATIONS = pytest.StashKey[int]()
@@ -64,10 +64,9 @@ class AgentloopSession:
         # project that only uses pytest-recording must run as it would without us.)
         self.default: DefaultPolicy = default_policy(config)
         self.max_cassette_age, self.cassette_age_action = _cassette_age(config)
-        _prepare_report_paths(config)
+        prepare_report_paths(config)
         self.replay_clients = ReplayClients()
-        self.records: list[dict[str, Any]] = []
-        self.not_audited: list[str] = []
+        self.report = RunReport(config)
         self._matcher: BodyMatcher | None = None
         self._current: pytest.Item | None = None
 
@@ -78,7 +77,7 @@ class AgentloopSession:
         configured = (
             self.default.policy is not None
             or self.provider is not None
-            or self._reports_wanted()
+            or self.report.wanted()
             or bool(config.getoption(RECORD_IN_CI_OPTION.dest))
             or bool(config.getoption(FROM_SCRIPTS_OPTION.dest))
         )
@@ -292,74 +291,38 @@ class AgentloopSession:
             report.outcome = "failed"
             if hasattr(report, "wasxfail"):
                 del report.wasxfail
-        if call.when == "teardown" and report.failed and self._reports_wanted():
+        if call.when == "teardown" and report.failed and self.report.wanted():
             # A refused cassette fails at teardown, after the call's record left.
-            report.user_properties.append((_TEARDOWN_PROPERTY, self._teardown(item, report)))
+            report.user_properties.append(teardown_property(item, report))
         if call.when != "call":
             return report
         if item.stash.get(_NOT_AUDITED, False):
-            report.user_properties.append((_NOT_AUDITED_PROPERTY, item.nodeid))
+            report.user_properties.append(not_audited_property(item))
         evidence = evidence_of(item)
         if evidence is not None and evidence.transcripts:
             # The full record only when a report file is asked for; counts otherwise.
-            record: dict[str, Any] = (
-                self._record(item, evidence, report)
-                if self._reports_wanted()
-                else {"test": item.nodeid, "outcome": outcome_label(report)}
-            )
-            record["conversation_count"] = len(evidence.transcripts)
+            policy, origin = self.policy_for(item)
+            full = self.report.wanted()
+            record = record_of(item, evidence, report, policy, origin, full=full)
             record["violation_count"] = item.stash.get(_VIOLATIONS, 0)
-            report.user_properties.append((_RECORD_PROPERTY, record))
+            report.user_properties.append(record_property(record))
         return report
 
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if report.when == "teardown":
-            for name, value in report.user_properties:
-                if name == _TEARDOWN_PROPERTY and isinstance(value, dict):
-                    for record in self.records:
-                        if record.get("test") == value["test"] and not record.get("failure"):
-                            record.update(outcome="error", failure=value["failure"])
-        if report.when != "call":
-            return
-        for name, value in report.user_properties:
-            if name == _NOT_AUDITED_PROPERTY and isinstance(value, str):
-                self.not_audited.append(value)
-            elif name == _RECORD_PROPERTY and isinstance(value, dict):
-                self.records.append(value)
+    # End of the run: the report prints and writes itself ----------------------------
 
-    # End of the run ----------------------------------------------------------------
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.report.collect(report)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if not self.records and not self.not_audited:
-            return
-        conversations = sum(r["conversation_count"] for r in self.records)
-        violations = [r["violation_count"] for r in self.records]
-        breached = sum(1 for count in violations if count)
-        terminalreporter.write_sep("-", "agentloop-tools")
-        for nodeid in self.not_audited:
-            terminalreporter.write_line(messages.not_audited(nodeid))
-        terminalreporter.write_line(
-            f"{len(self.records)} test(s) with agent evidence, {conversations} conversation(s); "
-            f"{sum(violations)} domain policy violation(s) in {breached} test(s)"
-        )
-        for option, dest in REPORT_OPTIONS:
-            path = self.config.getoption(dest)
-            if path:
-                terminalreporter.write_line(f"evidence report ({option}): {path}")
+        lines = self.report.summary_lines()
+        if lines:
+            terminalreporter.write_sep("-", "agentloop-tools")
+            for line in lines:
+                terminalreporter.write_line(line)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if hasattr(self.config, "workerinput"):
-            return  # an xdist worker: the controller writes the reports
-        json_path = self.config.getoption("agentloop_report")
-        html_path = self.config.getoption("agentloop_report_html")
-        if not json_path and not html_path:
-            return
-        from agentloop_tools import _report
-
-        if json_path:
-            _report.write_json(json_path, self.records)
-        if html_path:
-            _report.write_html(html_path, self.records)
+        if not hasattr(self.config, "workerinput"):  # xdist: the controller writes
+            self.report.write_files()
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         self.replay_clients.close()
@@ -383,9 +346,6 @@ class AgentloopSession:
         if self.default.policy is not None:
             return self.default.policy, self.default.origin
         return None, None
-
-    def _reports_wanted(self) -> bool:
-        return any(self.config.getoption(dest) for _, dest in REPORT_OPTIONS)
 
     def _require_evidence(self, item: pytest.Item) -> None:
         """A test marked with a policy must show the plugin what its agents did."""
@@ -450,42 +410,6 @@ class AgentloopSession:
             report = violation_report(found, conversations, policy, several=several)
             pytest.fail(f"{report}\n(policy from {origin})", pytrace=False)
 
-    def _teardown(self, item: pytest.Item, report: pytest.TestReport) -> dict[str, Any]:
-        from agentloop_tools._evidence_record import failure_entry
-
-        crash = getattr(report.longrepr, "reprcrash", None)
-        failure = failure_entry("failed", report.longreprtext, getattr(crash, "message", None))
-        return {"test": item.nodeid, "failure": failure}
-
-    def _record(
-        self, item: pytest.Item, evidence: AgentloopEvidence, report: pytest.TestReport
-    ) -> dict[str, Any]:
-        from agentloop_tools import _report
-        from agentloop_tools._evidence_record import failure_entry
-        from agentloop_tools._plugin.cassette import describe
-
-        policy, origin = self.policy_for(item)
-        crash = getattr(report.longrepr, "reprcrash", None)
-        failure = failure_entry(
-            report.outcome, report.longreprtext, getattr(crash, "message", None)
-        )
-        return _report.test_record(
-            item.nodeid,
-            evidence.transcripts,
-            policy,
-            origin,
-            describe(item),
-            outcome=outcome_label(report),
-            failure=failure,
-        )
-
-
-def outcome_label(report: pytest.TestReport) -> str:
-    """The outcome as pytest's summary names it: xfailed and xpassed are not skipped/passed."""
-    if hasattr(report, "wasxfail"):
-        return "xfailed" if report.skipped else "xpassed"
-    return report.outcome
-
 
 def _registered_markers(config: pytest.Config) -> set[str]:
     names = set()
@@ -543,20 +467,3 @@ def _cassette_age(config: pytest.Config) -> tuple[str, str]:
         except ValueError as error:
             raise pytest.UsageError(f"ini key agentloop_max_cassette_age: {error}") from None
     return max_age, action
-
-
-def _prepare_report_paths(config: pytest.Config) -> None:
-    """Make a report's folder now: a path that cannot be written stops the run at start."""
-    for option, dest in REPORT_OPTIONS:
-        value = config.getoption(dest)
-        if not value:
-            continue
-        path = Path(value)
-        try:
-            if path.is_dir():
-                raise IsADirectoryError(21, "is a folder; name a file in it")
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise pytest.UsageError(
-                messages.report_path_unwritable(option, value, error.strerror)
-            ) from None

@@ -1,0 +1,162 @@
+"""What the run found, gathered from the test reports: the summary lines and the report files.
+
+The hooks hand each test report here and print what :meth:`RunReport.summary_lines`
+returns; nothing else of the session's state is needed to report. A test's record rides
+on its report's ``user_properties``, so under xdist the controller gathers what the
+workers found.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from agentloop_tools._plugin import messages
+from agentloop_tools._plugin.scope import HTML_REPORT_OPTION, REPORT_OPTION
+
+if TYPE_CHECKING:
+    from agentloop_tools.testing import AgentloopEvidence
+    from agentloop_tools.web import DomainPolicy
+
+RECORD_PROPERTY = "agentloop_tools"
+NOT_AUDITED_PROPERTY = "agentloop_tools_not_audited"
+TEARDOWN_PROPERTY = "agentloop_tools_teardown"
+FILE_OPTIONS = (REPORT_OPTION, HTML_REPORT_OPTION)
+
+
+class RunReport:
+    """The records of the tests that showed agent evidence, and the tests not audited."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.records: list[dict[str, Any]] = []
+        self.not_audited: list[str] = []
+
+    def wanted(self) -> bool:
+        """Whether a report file is asked for (then each test carries its full record)."""
+        return any(self.config.getoption(option.dest) for option in FILE_OPTIONS)
+
+    def collect(self, report: pytest.TestReport) -> None:
+        if report.when == "teardown":
+            for name, value in report.user_properties:
+                if name == TEARDOWN_PROPERTY and isinstance(value, dict):
+                    self._fail_at_teardown(value)
+        if report.when != "call":
+            return
+        for name, value in report.user_properties:
+            if name == NOT_AUDITED_PROPERTY and isinstance(value, str):
+                self.not_audited.append(value)
+            elif name == RECORD_PROPERTY and isinstance(value, dict):
+                self.records.append(value)
+
+    def _fail_at_teardown(self, value: dict[str, Any]) -> None:
+        # A refused cassette fails at teardown, after the call's record left.
+        for record in self.records:
+            if record.get("test") == value["test"] and not record.get("failure"):
+                record.update(outcome="error", failure=value["failure"])
+
+    def summary_lines(self) -> list[str]:
+        """The lines of the run's summary section; none when no test showed evidence."""
+        if not self.records and not self.not_audited:
+            return []
+        conversations = sum(r["conversation_count"] for r in self.records)
+        violations = [r["violation_count"] for r in self.records]
+        breached = sum(1 for count in violations if count)
+        lines = [messages.not_audited(nodeid) for nodeid in self.not_audited]
+        lines.append(
+            f"{len(self.records)} test(s) with agent evidence, {conversations} conversation(s); "
+            f"{sum(violations)} domain policy violation(s) in {breached} test(s)"
+        )
+        for option in FILE_OPTIONS:
+            path = self.config.getoption(option.dest)
+            if path:
+                lines.append(f"evidence report ({option.flag}): {path}")
+        return lines
+
+    def write_files(self) -> None:
+        json_path = self.config.getoption(REPORT_OPTION.dest)
+        html_path = self.config.getoption(HTML_REPORT_OPTION.dest)
+        if not json_path and not html_path:
+            return
+        from agentloop_tools import _report
+
+        if json_path:
+            _report.write_json(json_path, self.records)
+        if html_path:
+            _report.write_html(html_path, self.records)
+
+
+def prepare_report_paths(config: pytest.Config) -> None:
+    """Make a report's folder now: a path that cannot be written stops the run at start."""
+    for option in FILE_OPTIONS:
+        value = config.getoption(option.dest)
+        if not value:
+            continue
+        path = Path(value)
+        try:
+            if path.is_dir():
+                raise IsADirectoryError(21, "is a folder; name a file in it")
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise pytest.UsageError(
+                messages.report_path_unwritable(option.flag, value, error.strerror)
+            ) from None
+
+
+def record_of(
+    item: pytest.Item,
+    evidence: AgentloopEvidence,
+    report: pytest.TestReport,
+    policy: DomainPolicy | None,
+    origin: str | None,
+    *,
+    full: bool,
+) -> dict[str, Any]:
+    """A test's record: the whole evidence when a report file is wanted, counts otherwise."""
+    if not full:
+        record: dict[str, Any] = {"test": item.nodeid, "outcome": outcome_label(report)}
+    else:
+        from agentloop_tools import _report
+        from agentloop_tools._evidence_record import failure_entry
+        from agentloop_tools._plugin.cassette import describe
+
+        crash = getattr(report.longrepr, "reprcrash", None)
+        failure = failure_entry(
+            report.outcome, report.longreprtext, getattr(crash, "message", None)
+        )
+        record = _report.test_record(
+            item.nodeid,
+            evidence.transcripts,
+            policy,
+            origin,
+            describe(item),
+            outcome=outcome_label(report),
+            failure=failure,
+        )
+    record["conversation_count"] = len(evidence.transcripts)
+    return record
+
+
+def record_property(record: dict[str, Any]) -> tuple[str, object]:
+    return (RECORD_PROPERTY, record)
+
+
+def not_audited_property(item: pytest.Item) -> tuple[str, object]:
+    return (NOT_AUDITED_PROPERTY, item.nodeid)
+
+
+def teardown_property(item: pytest.Item, report: pytest.TestReport) -> tuple[str, object]:
+    from agentloop_tools._evidence_record import failure_entry
+
+    crash = getattr(report.longrepr, "reprcrash", None)
+    failure = failure_entry("failed", report.longreprtext, getattr(crash, "message", None))
+    return (TEARDOWN_PROPERTY, {"test": item.nodeid, "failure": failure})
+
+
+def outcome_label(report: pytest.TestReport) -> str:
+    """The outcome as pytest's summary names it: xfailed and xpassed are not skipped/passed."""
+    if hasattr(report, "wasxfail"):
+        return "xfailed" if report.skipped else "xpassed"
+    return report.outcome
