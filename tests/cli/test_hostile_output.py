@@ -157,7 +157,7 @@ def test_the_html_report_escapes_control_characters_and_the_json_keeps_them(
 ) -> None:
     from agentloop import Transcript
 
-    from agentloop_tools._report import test_record, write_html, write_json
+    from agentloop_tools.report._records import test_record, write_html, write_json
     from agentloop_tools.web import DomainPolicy
 
     transcript = Transcript()

@@ -236,8 +236,8 @@ def _audit(args: argparse.Namespace) -> int:
     policy, origin = _policy(args)
     found = _collect(args.paths, INPUT_SUFFIXES, hint_domains=bool(args.allow or args.block))
     _require_something(found, args.paths, "audit")
-    from agentloop_tools._evidence_record import violation_entry
     from agentloop_tools.cassettes import Reader
+    from agentloop_tools.report._entries import violation_entry
 
     reader = Reader()
     audits: list[FileAudit] = [
@@ -432,7 +432,7 @@ def _evidence(args: argparse.Namespace) -> int:
 
 
 def _evidence_of(reader: Any, path: Path) -> dict[str, Any]:
-    from agentloop_tools._evidence_record import source_entries
+    from agentloop_tools.report._entries import source_entries
     from agentloop_tools.web import citations
 
     reading = reader.read(path)
@@ -507,7 +507,7 @@ def _evidence_json(files: list[dict[str, Any]], out: TextIO) -> None:
 
 
 def _evidence_table(files: list[dict[str, Any]], out: TextIO) -> None:
-    from agentloop_tools._evidence_record import also_written
+    from agentloop_tools.report._entries import also_written
 
     for file in files:
         out.write(f"{visible(str(file['path']))}\n")

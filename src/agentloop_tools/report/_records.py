@@ -20,15 +20,15 @@ from typing import Any
 from agentloop import Transcript
 from agentloop.transcript import TextPart
 
-from agentloop_tools._evidence_record import (
+from agentloop_tools._secrets import Cleaner, secret_values
+from agentloop_tools._visible import visible
+from agentloop_tools.report._entries import (
     also_written,
     page_entries,
     questions,
     source_entries,
     violation_entry,
 )
-from agentloop_tools._secrets import Cleaner, secret_values
-from agentloop_tools._visible import visible
 from agentloop_tools.web import DomainPolicy, Violation
 from agentloop_tools.web.policy._pages import page_key
 

@@ -1,0 +1,1 @@
+"""Internal: the evidence records and the JSON, HTML and audit reports."""
