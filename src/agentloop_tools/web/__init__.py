@@ -11,6 +11,7 @@ False
 from agentloop_tools.web._client_search import search_tool, web_search
 from agentloop_tools.web._evidence import citations, sources
 from agentloop_tools.web._fetch import Resolver, web_fetch
+from agentloop_tools.web._links import Link, links
 from agentloop_tools.web._pages import PageViolation, per_page
 from agentloop_tools.web._policy import DomainPolicy, Violation
 from agentloop_tools.web._render import SearchHit
@@ -20,12 +21,14 @@ from agentloop_tools.web._tool_errors import FatalToolError, ToolFailure
 __all__ = [
     "DomainPolicy",
     "FatalToolError",
+    "Link",
     "PageViolation",
     "Resolver",
     "SearchHit",
     "ToolFailure",
     "Violation",
     "citations",
+    "links",
     "native_web_search",
     "per_page",
     "search_tool",
