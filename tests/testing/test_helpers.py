@@ -203,7 +203,7 @@ def test_evidence_gathers_every_conversation(answered: Transcript) -> None:
     ]
     assert [replace(v, conversation=0) for v in audit] == policy.audit(evidence.transcripts[1])
     assert str(audit[0]) == (
-        "conversation 1, message 1 citation: https://b.example/ (blocked by 'b.example')"
+        "conversation 2, message 1 citation: https://b.example/ (blocked by 'b.example')"
     )
     with pytest.raises(EvidenceAssertionError) as raised:
         assert_not_cited(evidence, "b.example")
@@ -211,7 +211,7 @@ def test_evidence_gathers_every_conversation(answered: Transcript) -> None:
     with pytest.raises(EvidenceAssertionError) as several:
         assert_no_violations(evidence, DomainPolicy.block(["b.example"]))
     assert (
-        "  - citation conversation 1, message 1: https://b.example/  [blocked by 'b.example']"
+        "  - citation conversation 2, message 1: https://b.example/  [blocked by 'b.example']"
         in (message(several))
     )
 

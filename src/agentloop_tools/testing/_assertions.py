@@ -28,6 +28,7 @@ from agentloop_tools.web._index import RuleIndex
 from agentloop_tools.web._links import given_pages
 from agentloop_tools.web._pages import page_key
 from agentloop_tools.web._rules import parse_rule
+from agentloop_tools.web._tool_calls import ToolCall, call_for, tool_calls
 from agentloop_tools.web._url import locate
 
 type Evidence = Transcript | Sequence[Message] | AgentloopEvidence | Any
@@ -313,20 +314,39 @@ def violation_report(
     """
     noun = "violation" if len(found) == 1 else "violations"
     lines = [f"{len(found)} domain policy {noun} ({policy!r}):"]
+    calls: dict[int, list[ToolCall]] = {}
+    refused = 0
     for violation in found:
-        place = f"conversation {violation.conversation}, " if several else ""
+        place = f"conversation {violation.conversation + 1}, " if several else ""
         line = (
             f"  - {violation.where:<8} {place}message {violation.message_index}: "
             f"{visible(violation.url)}  [{violation.verdict}]"
         )
         messages = conversations[violation.conversation]
         excerpt = _excerpt(messages, violation)
+        if violation.where == "tool-call":
+            if violation.conversation not in calls:
+                calls[violation.conversation] = tool_calls(messages)
+            call = call_for(calls[violation.conversation], violation.message_index, violation.url)
+            if call is not None:
+                refused += call.status == "refused"
+                line += f"\n      {visible(call.outcome())}"
         lines.append(line + (f"\n      ...{excerpt}..." if excerpt else ""))
-    lines += [
-        "",
-        "Each line is a place a finished turn reached a domain the policy does not permit. "
-        "Tighten the prompt or the search filter, or change the policy if the domain is fine.",
-    ]
+    if refused == len(found):
+        lines += [
+            "",
+            "Each line is a URL the model asked web_fetch for; the tool refused it, so nothing "
+            "was requested or read and no page of it reached the answer. To pass, keep the "
+            "model from asking for it (the prompt, the results it is shown), or change the "
+            "policy if the domain is fine.",
+        ]
+    else:
+        lines += [
+            "",
+            "Each line is a place a finished turn reached a domain the policy does not permit. "
+            "Tighten the prompt or the search filter, or change the policy if the domain is "
+            "fine." + (" A line that says the tool refused it read nothing." if refused else ""),
+        ]
     return "\n".join(lines)
 
 
