@@ -258,6 +258,8 @@ pre.message { white-space: pre-wrap; font-size: .85em; background: #fbeaea; padd
 ul.violations li, ol.citations li.violating, ul.sources li.violating { color: #a31515; }
 .meta { color: #555; font-size: .9em; }
 .answer.rendered { white-space: normal; } .answer.rendered p { margin: .3em 0; }
+.answer.rendered h1, .answer.rendered h2, .answer.rendered h3, .answer.rendered h4 {
+border: 0; margin: .4em 0 .2em; padding: 0; font-size: 1.05em; }
 a.link-consulted { color: #176117; } a.link-unconsulted { color: #8a5a00; }
 a.link-violating { color: #a31515; background: #ffc9c9; outline: 2px solid #a31515; }
 sup.ok { color: #176117; } sup.unconsulted { color: #8a5a00; }
@@ -446,7 +448,7 @@ def _html_call(call: dict[str, Any], number: int, anchor: str) -> str:
     """One client-side tool call: what was asked, what came of it, what it caused."""
     violating = " violating" if call["violations"] else ""
     if call["tool"] == "web_search":
-        asked = f"query <q>{_h(call['query'] or '')}</q>"
+        asked = f"query <span class='query'>&ldquo;{_h(call['query'] or '')}&rdquo;</span>"
     else:
         asked = f"<code>{_h(call['url'] or '')}</code>"
     out = [
