@@ -271,6 +271,13 @@ padding: .4em .75em; font-size: .92em; } .tool-call.violating { border-left-colo
 
 
 def write_html(path: str, records: Sequence[dict[str, Any]]) -> None:
+    text = html_page(records)
+    with open(path, "w", encoding="utf-8") as out:
+        out.write(text)
+
+
+def html_page(records: Sequence[dict[str, Any]]) -> str:
+    """The self-contained HTML page of the records (credentials replaced)."""
     records = clean(records)
     summary = document(records)["summary"]
     parts = [
@@ -285,8 +292,7 @@ def write_html(path: str, records: Sequence[dict[str, Any]]) -> None:
     for record in records:
         parts.append(_html_test(record))
     parts.append("</body></html>")
-    with open(path, "w", encoding="utf-8") as out:
-        out.write("\n".join(parts))
+    return "\n".join(parts)
 
 
 def _html_test(record: dict[str, Any]) -> str:

@@ -10,9 +10,11 @@ from __future__ import annotations
 import html
 import json
 import os
+import re
 import shutil
 import struct
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -243,3 +245,52 @@ def test_the_html_report_shows_the_tools_and_the_answer_as_read(
 
 def page_uri(reported: pytest.Pytester) -> str:
     return (reported.path / "r.html").as_uri()
+
+
+ANSWER_LINKS = re.compile(r"<a href=\"[^\"]*\" rel=\"[^\"]*\" class='(link-[a-z]+)'")
+
+
+def _evidence_html(reported: pytest.Pytester, *options: str) -> tuple[int, str]:
+    done = subprocess.run(
+        [sys.executable, "-m", "agentloop_tools", "evidence", "--format", "html",
+         "-o", "page.html", *options, "cassettes/test_agent/test_agent.yaml"],
+        cwd=reported.path, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.stdout == ""
+    return done.returncode, (reported.path / "page.html").read_text()
+
+
+def test_the_command_line_writes_the_same_page_for_a_cassette(reported: pytest.Pytester) -> None:
+    code, page = _evidence_html(reported)
+    assert code == 0
+    # No policy given and none in the project: nothing is marked violating.
+    assert ANSWER_LINKS.findall(page) == [
+        "link-consulted", "link-consulted", "link-unconsulted", "link-unconsulted",
+        "link-unconsulted",
+    ]  # fmt: skip
+    assert "VIOLATION" not in page
+    assert "<h3 id='" in page
+    assert ">Conversation 1</h3>" in page
+    assert "cassette: cassettes/test_agent/test_agent.yaml (file)" in page
+    assert (
+        "Tool call 2: web_fetch</span> <code>https://evil.example/page</code> &rarr; "
+        "web_fetch refused it" in page
+    )
+    code, marked = _evidence_html(reported, "--allow", "python.org")
+    assert code == 0
+    assert ANSWER_LINKS.findall(marked) == [
+        "link-consulted", "link-consulted", "link-unconsulted", "link-violating",
+        "link-violating",
+    ]  # fmt: skip
+    assert "see tool call 2</a>" in marked
+    # The plugin's page shows the same answer, marked the same way.
+    plugin_page = (reported.path / "r.html").read_text()
+    assert ANSWER_LINKS.findall(plugin_page) == ANSWER_LINKS.findall(marked)
+
+
+def test_the_project_policy_marks_the_page_too(reported: pytest.Pytester) -> None:
+    reported.makeini("[pytest]\nagentloop_allow_domains = python.org\n")
+    code, page = _evidence_html(reported)
+    assert code == 0
+    assert ANSWER_LINKS.findall(page).count("link-violating") == 2
+    assert re.search(r"policy: allow python\.org \(from [^<]*tox\.ini\)", page)
