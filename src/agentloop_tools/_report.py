@@ -14,6 +14,7 @@ import html
 import json
 import os
 import zlib
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -127,20 +128,36 @@ def _call_of(violation: Violation, calls: Sequence[ToolCall]) -> ToolCall | None
     return None
 
 
-def _link_entry(link: Link, violations: Sequence[Violation]) -> dict[str, Any]:
+class _TextViolations:
+    """The text violations of each message by where they start: overlap found in log time."""
+
+    def __init__(self, violations: Sequence[Violation]) -> None:
+        spans: dict[int, list[tuple[int, int, Violation]]] = {}
+        for v in violations:
+            if v.where == "text" and v.span is not None:
+                spans.setdefault(v.message_index, []).append((v.span[0], v.span[1], v))
+        self._spans = {
+            index: sorted(found, key=lambda item: item[:2]) for index, found in spans.items()
+        }
+        self._starts = {index: [item[0] for item in found] for index, found in self._spans.items()}
+
+    def on(self, link: Link) -> Violation | None:
+        spans = self._spans.get(link.message_index)
+        if not spans:
+            return None
+        starts = self._starts[link.message_index]
+        position = max(bisect_left(starts, link.start) - 1, 0)
+        while position < len(spans) and spans[position][0] < link.end:
+            start, end, violation = spans[position]
+            if start < link.end and link.start < end:
+                return violation
+            position += 1
+        return None
+
+
+def _link_entry(link: Link, found: _TextViolations) -> dict[str, Any]:
     """One link of an answer: consulted or not, and the text violation on it if any."""
-    bad = next(
-        (
-            v
-            for v in violations
-            if v.where == "text"
-            and v.message_index == link.message_index
-            and v.span is not None
-            and v.span[0] < link.end
-            and link.start < v.span[1]
-        ),
-        None,
-    )
+    bad = found.on(link)
     return {
         "url": link.url,
         "start": link.start,
@@ -156,8 +173,9 @@ def _turns(transcript: Transcript, violations: Sequence[Violation]) -> list[dict
     """The answer turns: text, citations each flagged as a violation or not, and links."""
     bad = {(v.message_index, v.url): v.verdict for v in violations if v.where == "citation"}
     linked: dict[int, list[dict[str, Any]]] = {}
+    in_text = _TextViolations(violations)
     for link in links(transcript):
-        linked.setdefault(link.message_index, []).append(_link_entry(link, violations))
+        linked.setdefault(link.message_index, []).append(_link_entry(link, in_text))
     turns = []
     for index, message in enumerate(transcript.messages):
         if message.role != "assistant":

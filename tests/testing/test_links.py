@@ -206,3 +206,10 @@ def test_allow_must_be_a_list_of_targets(allow: object) -> None:
         assert_links_grounded(transcript, allow=allow)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"assert_links_grounded\(\) target"):
         assert_links_grounded(transcript, allow=["https://"])
+
+
+def test_hostile_answers_come_back_bounded_and_right() -> None:
+    junk = "<a " * 2000 + "[" * 2000 + "](https://h.example/x) " + "]" * 2000 + "\x1b[31m"
+    found = links(converse("anthropic", [anthropic_message([anthropic_text(junk * 3)])]))
+    assert [link.url for link in found] == ["https://h.example/x"] * 3
+    assert all(link.text == "" for link in found)  # "[](url)": an empty link text

@@ -28,7 +28,7 @@ from agentloop_tools.web._policy import _TOKEN, DomainPolicy, Violation
 # What comes right before a destination: a markdown "](" (optionally "<"), or an
 # HTML href/src attribute.
 _MARKDOWN_BEFORE = re.compile(r"\]\(\s*<?$")
-_HTML_BEFORE = re.compile(r"""<a\b[^<>]*?\bhref\s*=\s*["']?$""", re.IGNORECASE)
+_HTML_BEFORE = re.compile(r"""<a\b[^<>]*?\bhref\s*=\s*["']?""", re.IGNORECASE)
 _TAG = re.compile(r"<[^<>]*>")
 _URL_DELETES = str.maketrans("", "", "\t\n\r")
 # How far back a markdown link text or an <a> tag is looked for: bounded, so a long
@@ -164,15 +164,16 @@ def link_text(text: str, start: int, end: int) -> str | None:
     if _MARKDOWN_BEFORE.search(before):
         closing = before.rfind("](")
         return _markdown_text(before, closing)
-    tag = _HTML_BEFORE.search(before)
-    if tag is not None:
+    opened = before.lower().rfind("<a")
+    if opened != -1 and _HTML_BEFORE.fullmatch(before, opened):
         tag_end = text.find(">", end, end + _TEXT_WINDOW)
         if tag_end == -1:
             return None
-        close = text.lower().find("</a", tag_end, tag_end + _TEXT_WINDOW)
+        after = text[tag_end + 1 : tag_end + 1 + _TEXT_WINDOW]
+        close = after.lower().find("</a")
         if close == -1:
             return None
-        inner = html.unescape(_TAG.sub("", text[tag_end + 1 : close]))
+        inner = html.unescape(_TAG.sub("", after[:close]))
         return " ".join(inner.split())
     return None
 
