@@ -151,9 +151,7 @@ def assert_not_cited(transcript: Evidence, *targets: str, since: int = 0) -> Non
     raise EvidenceAssertionError("\n".join([*lines, "", f"See {docs_url('assert_not_cited')}."]))
 
 
-def assert_links_grounded(
-    transcript: Evidence, *, allow: Sequence[str] = (), since: int = 0
-) -> None:
+def assert_links_grounded(evidence: Evidence, *, allow: Sequence[str] = (), since: int = 0) -> None:
     """Every link in the answers leads to a page the conversation gave the model.
 
     A link is grounded when a tool of its conversation returned that page (a hosted
@@ -164,8 +162,8 @@ def assert_links_grounded(
     message and span.
 
     Args:
-        transcript: a ``Transcript``, a list of messages, a ``ConversationResult`` or
-            the ``agentloop_evidence`` fixture value.
+        evidence: the ``agentloop_evidence`` fixture value, a ``Transcript``, a list of
+            messages or a ``ConversationResult``.
         allow: targets the model may link without a tool having returned them.
         since: read answers from this message index on (negative counts from the end).
     """
@@ -176,7 +174,7 @@ def assert_links_grounded(
             "write allow=['docs.example.com']."
         )
     matchers = _targets(tuple(allow), "assert_links_grounded", empty_ok=True)
-    conversations = _conversations(transcript, since)
+    conversations = _conversations(evidence, since)
     ungrounded: list[tuple[int, Link]] = []
     total = 0
     for number, conversation in enumerate(conversations):
