@@ -676,6 +676,8 @@ def robots_policy(policy: DomainPolicy) -> DomainPolicy:
 
 def _constructor_hint(given: object) -> str:
     """What to write instead of calling the private constructor."""
+    if given in ("allow", "block"):
+        return f"use DomainPolicy.{given}([...]): the constructor is private"
     domains = [given] if isinstance(given, str) else given
     if isinstance(domains, list | tuple | set | frozenset) and all(
         isinstance(domain, str) for domain in domains
