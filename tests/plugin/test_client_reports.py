@@ -294,3 +294,28 @@ def test_the_project_policy_marks_the_page_too(reported: pytest.Pytester) -> Non
     assert code == 0
     assert ANSWER_LINKS.findall(page).count("link-violating") == 2
     assert re.search(r"policy: allow python\.org \(from [^<]*tox\.ini\)", page)
+
+
+def test_a_file_that_cannot_be_read_is_named_and_the_rest_still_written(
+    reported: pytest.Pytester,
+) -> None:
+    (reported.path / "broken.yaml").write_text("interactions: [\n", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "agentloop_tools", "evidence", "--format", "html",
+         "-o", "page.html", "broken.yaml", "cassettes/test_agent/test_agent.yaml"],
+        cwd=reported.path, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "evidence: could not read broken.yaml" in done.stderr
+    page = (reported.path / "page.html").read_text()
+    assert ANSWER_LINKS.findall(page).count("link-consulted") == 2
+
+
+def test_a_policy_flag_without_html_is_refused(reported: pytest.Pytester) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "agentloop_tools", "evidence", "--allow", "python.org",
+         "cassettes/test_agent/test_agent.yaml"],
+        cwd=reported.path, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "mark violations in --format html only" in done.stderr
