@@ -94,6 +94,12 @@ def reported(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pyte
 def test_the_json_report_shows_the_tool_calls_and_the_links(reported: pytest.Pytester) -> None:
     [test] = json.loads((reported.path / "evidence.json").read_text())["tests"]
     assert test["cassette"]["path"] == "cassettes/test_agent/test_agent.yaml"
+    # The plugin's own failure says the tool refused the fetch: nothing was read.
+    assert test["failure"]["kind"] == "domain-policy"
+    assert (
+        "  - tool-call message 3: https://evil.example/page  [not on the allowlist]\n"
+        "      web_fetch refused it ([blocked-by-policy]): nothing was read\n"
+    ) in test["failure"]["message"]
     [conversation] = test["conversations"]
     search, refused, fetched = conversation["tool_calls"]
     assert (search["tool"], search["query"], search["status"], search["withheld"]) == (
