@@ -30,7 +30,7 @@ def test_the_rendered_answer_loads_and_runs_nothing() -> None:
     body = page.split("<details class='raw'>", 1)[0].split("class='answer rendered'", 1)[1]
     assert "<img" not in body
     assert "<iframe" not in body
-    assert "href=\"javascript" not in body  # shown as text, never a link
+    assert 'href="javascript' not in body  # shown as text, never a link
     assert "link-violating' title='https://x.example/'>x</a>" in body
     assert "<sup class='ok'>[consulted]</sup>" in body
     assert "Tool call 2: web_fetch" in page
