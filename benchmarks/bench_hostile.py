@@ -17,7 +17,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from agentloop_tools.web._extract import ExtractionError, _title, extract_pdf
+from agentloop_tools._errors import ExtractionError
+from agentloop_tools.web.fetch._extract import _title, extract_pdf
 
 # The hostile PDFs are built by the tests' own builders.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))

@@ -18,6 +18,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from agentloop_tools._errors import ConfigError
+
 if TYPE_CHECKING:
     from agentloop_tools.web import DomainPolicy
 
@@ -37,10 +39,6 @@ CONFIG_NAMES = (
 )
 # Files pytest takes as its configuration even with no pytest section in them.
 _ALWAYS_CONFIG = frozenset({"pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini"})
-
-
-class ConfigError(ValueError):
-    """The configuration cannot be used; the message names the file and the fix."""
 
 
 def read_table(path: Path) -> dict[str, Any] | None:

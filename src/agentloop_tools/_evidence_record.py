@@ -15,9 +15,9 @@ from agentloop import Transcript
 from agentloop.transcript import Message, TextPart
 
 from agentloop_tools.web import Violation, per_page, sources
-from agentloop_tools.web._evidence import messages_of
-from agentloop_tools.web._pages import page_key
-from agentloop_tools.web._verdict import verdict
+from agentloop_tools.web.policy._pages import page_key
+from agentloop_tools.web.policy._verdict import verdict
+from agentloop_tools.web.transcript._evidence import messages_of
 
 type Messages = Transcript | Sequence[Message]
 

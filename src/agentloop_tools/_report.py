@@ -32,8 +32,8 @@ from agentloop_tools._evidence_record import (
 from agentloop_tools._secrets import Cleaner, secret_values
 from agentloop_tools._visible import visible
 from agentloop_tools.web import DomainPolicy, Link, Violation, links
-from agentloop_tools.web._pages import page_key
-from agentloop_tools.web._tool_calls import ToolCall, tool_calls
+from agentloop_tools.web.policy._pages import page_key
+from agentloop_tools.web.transcript._tool_calls import ToolCall, tool_calls
 
 
 def test_record(

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
+from agentloop_tools._errors import UsageProblem
 from agentloop_tools._visible import visible, xml_text
 
 FORMATS = ("table", "json", "github", "junit")
@@ -56,10 +57,6 @@ policy files and pyproject.toml:
   [tool.agentloop-tools]
   allow = ["python.org", "realpython.com"]   # or: block = ["wikipedia.org"]
 """
-
-
-class UsageProblem(Exception):
-    """Bad usage: reported on stderr with exit code 2."""
 
 
 def _require_agentloop_06() -> None:
@@ -306,7 +303,8 @@ def _audit(args: argparse.Namespace) -> int:
 
 
 def _policy(args: argparse.Namespace) -> tuple[Any, str]:
-    from agentloop_tools._config import ConfigError, policy_at, policy_file
+    from agentloop_tools._config import policy_at, policy_file
+    from agentloop_tools._errors import ConfigError
     from agentloop_tools.web import DomainPolicy
 
     try:
@@ -549,7 +547,8 @@ def _evidence_html(args: argparse.Namespace, reader: Any, found: Found) -> int:
 def _project() -> tuple[Any, str | None]:
     """The project's policy (as a pytest run here reads it), or none: then nothing is
     marked violating."""
-    from agentloop_tools._config import ConfigError, policy_at
+    from agentloop_tools._config import policy_at
+    from agentloop_tools._errors import ConfigError
 
     try:
         found = policy_at(Path.cwd())
@@ -731,7 +730,7 @@ def _collect(
         try:
             info = path.stat()
         except OSError as error:
-            reason = _os_reason(error)
+            reason = os_reason(error)
             if hint_domains and not path.exists() and _DOMAIN_LIKE.fullmatch(raw):
                 reason += (
                     f". If {raw!r} is a domain: --allow and --block take one value each; "
@@ -780,7 +779,7 @@ def _walk(
         try:
             info = folder.stat()
         except OSError as error:
-            found.problems.append(_listing(folder, _os_reason(error)))
+            found.problems.append(_listing(folder, os_reason(error)))
             continue
         if (info.st_dev, info.st_ino) in visited:
             if folder.is_symlink():
@@ -790,7 +789,7 @@ def _walk(
         try:
             entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
         except OSError as error:
-            found.problems.append(_listing(folder, _os_reason(error)))
+            found.problems.append(_listing(folder, os_reason(error)))
             continue
         folders = []
         for entry in entries:
@@ -798,7 +797,7 @@ def _walk(
             try:
                 is_dir = entry.is_dir(follow_symlinks=True)
             except OSError as error:
-                found.problems.append(_listing(path, _os_reason(error)))
+                found.problems.append(_listing(path, os_reason(error)))
                 continue
             if is_dir:
                 if entry.name in skip:
@@ -815,7 +814,7 @@ def _walk(
                     )
                     continue
                 except OSError as error:
-                    found.problems.append(_listing(path, _os_reason(error)))
+                    found.problems.append(_listing(path, os_reason(error)))
                     continue
             if suffixes is None or path.suffix.lower() in suffixes:
                 if suffixes is not None and path.suffix.lower() == ".json" and _not_evidence(path):
@@ -865,8 +864,8 @@ def _regular(mode: int) -> bool:
     return stat.S_ISREG(mode)
 
 
-def _os_reason(error: OSError) -> str:
-    from agentloop_tools.cassettes._load import _os_reason as reason
+def os_reason(error: OSError) -> str:
+    from agentloop_tools.cassettes._load import os_reason as reason
 
     return reason(error)
 

@@ -19,26 +19,37 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from agentloop_tools._plugin.messages import FROM_SCRIPTS_OPTION, RECORD_IN_CI_OPTION
 from agentloop_tools._plugin.scope import (
     EVIDENCE,
+    FROM_SCRIPTS_OPTION,
     GUARD_FIXTURE,
+    HTML_REPORT_OPTION,
     MARKER_NAME,
+    PROVIDER_OPTION,
+    RECORD_IN_CI_OPTION,
+    REPORT_OPTION,
     SESSION_NAME,
     in_scope,
-    session_of,
+    needs_pytest,
     supported,
 )
 from agentloop_tools._providers import PROVIDERS
 
 if TYPE_CHECKING:
+    from agentloop_tools._plugin.hooks import AgentloopSession
     from agentloop_tools.testing import AgentFactory, AgentloopEvidence
 
 __all__ = ["AgentFactory"]
 
-PROVIDER_OPTION = "--agentloop-provider"
-REPORT_OPTION = "--agentloop-report"
-HTML_REPORT_OPTION = "--agentloop-report-html"
+
+def session_of(config: pytest.Config) -> AgentloopSession:
+    """The run's plugin object; a usage error when the plugin is not active."""
+    from agentloop_tools._plugin.hooks import AgentloopSession
+
+    plugin = config.pluginmanager.get_plugin(SESSION_NAME)
+    if not isinstance(plugin, AgentloopSession):
+        raise pytest.UsageError(needs_pytest() if not supported() else "agentloop-tools is off")
+    return plugin
 
 
 def __getattr__(name: str) -> Any:
@@ -54,23 +65,23 @@ def __getattr__(name: str) -> Any:
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("agentloop-tools", "agentloop-tools: agent tests on recorded traffic")
     group.addoption(
-        PROVIDER_OPTION,
-        dest="agentloop_provider",
+        PROVIDER_OPTION.flag,
+        dest=PROVIDER_OPTION.dest,
         choices=tuple(PROVIDERS),
         default=None,
         help="Default provider for agentloop_agent (overrides the agentloop_provider ini "
         "key and LLM_PROVIDER).",
     )
     group.addoption(
-        RECORD_IN_CI_OPTION,
-        dest="agentloop_record_in_ci",
+        RECORD_IN_CI_OPTION.flag,
+        dest=RECORD_IN_CI_OPTION.dest,
         action="store_true",
         default=False,
         help="Allow recording cassettes when the CI environment variable is set.",
     )
     group.addoption(
-        FROM_SCRIPTS_OPTION,
-        dest="agentloop_from_scripts",
+        FROM_SCRIPTS_OPTION.flag,
+        dest=FROM_SCRIPTS_OPTION.dest,
         action="store_true",
         default=False,
         help="Record from scripts, with no key or network: agentloop_agent answers from "
@@ -78,20 +89,24 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "agentloop_from_scripts is True for tests to script search and pages too.",
     )
     group.addoption(
-        REPORT_OPTION,
-        dest="agentloop_report",
+        REPORT_OPTION.flag,
+        dest=REPORT_OPTION.dest,
         metavar="PATH",
         default=None,
         help="Write a JSON report of every test's agent evidence (cassettes, sources, "
         "citations, violations, policy).",
     )
     group.addoption(
-        HTML_REPORT_OPTION,
-        dest="agentloop_report_html",
+        HTML_REPORT_OPTION.flag,
+        dest=HTML_REPORT_OPTION.dest,
         metavar="PATH",
         default=None,
         help="Write the same evidence as one self-contained HTML page.",
     )
+    _add_ini_keys(parser)
+
+
+def _add_ini_keys(parser: pytest.Parser) -> None:
     parser.addini("agentloop_provider", "Default provider for agentloop_agent.", default="")
     parser.addini(
         "agentloop_allow_domains",
@@ -177,7 +192,7 @@ def agentloop_env(request: pytest.FixtureRequest) -> dict[str, str]:
         state,
         search_backend=str(request.config.getini("agentloop_search_backend") or "") or None,
         recorded=recorded_search_apis(request) if state == "replaying" else (),
-        from_scripts=bool(request.config.getoption("agentloop_from_scripts")),
+        from_scripts=bool(request.config.getoption(FROM_SCRIPTS_OPTION.dest)),
     )
 
 
@@ -197,7 +212,7 @@ def agentloop_from_scripts(request: pytest.FixtureRequest) -> bool:
     """Whether this test records from scripts (--agentloop-from-scripts, and recording)."""
     from agentloop_tools._plugin.cassette import cassette_state
 
-    wanted = bool(request.config.getoption("agentloop_from_scripts"))
+    wanted = bool(request.config.getoption(FROM_SCRIPTS_OPTION.dest))
     return wanted and cassette_state(request) == "recording"
 
 
@@ -213,7 +228,7 @@ def agentloop_agent(
 
     session = session_of(request.config)
     state = cassette_state(request)
-    from_scripts = state == "recording" and bool(request.config.getoption("agentloop_from_scripts"))
+    from_scripts = state == "recording" and bool(request.config.getoption(FROM_SCRIPTS_OPTION.dest))
     builder = AgentBuilder(
         request,
         agentloop_env,

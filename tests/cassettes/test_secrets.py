@@ -17,9 +17,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from vcr.request import Request
 
+from agentloop_tools._errors import CassetteSecretError
 from agentloop_tools._secrets import Detector, secret_values, variants
 from agentloop_tools.cassettes import Reader, Scrubber, cassette_leaks, serializer
-from agentloop_tools.cassettes._guard import CassetteSecretError
 from agentloop_tools.cassettes._scan import scan_file
 
 REAL_CASSETTES = Path("/work/shared/real-cassettes")

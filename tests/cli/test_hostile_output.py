@@ -20,10 +20,11 @@ import pytest
 from agentloop.transcript import Message, TextPart, ToolCallPart, ToolResultPart, to_jsonl
 
 from agentloop_tools import cli
+from agentloop_tools._errors import UsageProblem
 from agentloop_tools._visible import visible, xml_text
-from agentloop_tools.cassettes._sse import events
+from agentloop_tools.cassettes.reading._sse import events
 from agentloop_tools.testing import EvidenceAssertionError, assert_no_violations
-from agentloop_tools.web._fetch_record import header
+from agentloop_tools.web.fetch._record import header
 
 HOSTILE = "https://evil.example/\x1b]0;pwned\x07\x1b[2J\x9b31m\u202egnp.exe"
 SHOWN = "https://evil.example/\\x1b]0;pwned\\x07\\x1b[2J\\x9b31m\\u202egnp.exe"
@@ -231,7 +232,7 @@ def test_the_agentloop_version_check_reads_versions_as_packaging_does(
 
     monkeypatch.setattr(importlib.metadata, "version", lambda name: installed)
     if refused:
-        with pytest.raises(cli.UsageProblem, match=f"installed: {installed}"):
+        with pytest.raises(UsageProblem, match=f"installed: {installed}"):
             cli._require_agentloop_06()
     else:
         cli._require_agentloop_06()

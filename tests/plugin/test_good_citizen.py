@@ -12,14 +12,6 @@ import pytest
 
 from tests.plugin.scenarios import LEAKY_TEST
 
-
-@pytest.fixture
-def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    monkeypatch.delenv("CI", raising=False)
-    monkeypatch.delenv("LLM_PROVIDER", raising=False)
-    return pytester
-
-
 # A project that uses pytest-recording and nothing of ours.
 RECORDING_ONLY = """
 import pytest

@@ -12,6 +12,8 @@ from textwrap import dedent
 import pytest
 import yaml
 
+from agentloop_tools._plugin.scope import RECORD_IN_CI_OPTION
+
 REAL_LOOKING_KEY = "sk-ant-api03-" + "Q" * 40
 
 AGENT_TEST = """
@@ -48,12 +50,9 @@ CASSETTE = Path("cassettes", "test_agent", "test_agent.yaml")
 
 
 @pytest.fixture
-def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    monkeypatch.delenv("CI", raising=False)
-    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "LLM_PROVIDER"):
-        monkeypatch.delenv(name, raising=False)
-    pytester.makepyfile(test_agent=AGENT_TEST)
-    return pytester
+def project(project: pytest.Pytester) -> pytest.Pytester:
+    project.makepyfile(test_agent=AGENT_TEST)
+    return project
 
 
 def edit(pytester: pytest.Pytester, old: str, new: str) -> None:
@@ -333,7 +332,7 @@ def test_recording_while_ci_is_set_is_refused(
     )
     result.stdout.fnmatch_lines(["*--agentloop-record-in-ci if recording in CI is intended*"])
     assert not (project.path / "cassettes").exists(), "nothing was recorded"
-    project.runpytest("--record-mode=once", "--agentloop-record-in-ci").assert_outcomes(passed=2)
+    project.runpytest("--record-mode=once", RECORD_IN_CI_OPTION.flag).assert_outcomes(passed=2)
 
 
 def test_plain_vcrpy_cassettes_replay_unchanged(project: pytest.Pytester) -> None:

@@ -6,14 +6,6 @@ import pytest
 
 from tests.plugin.scenarios import LEAKY_TEST
 
-
-@pytest.fixture
-def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    monkeypatch.delenv("CI", raising=False)
-    monkeypatch.delenv("LLM_PROVIDER", raising=False)
-    return pytester
-
-
 OWN_AGENT = """
 import pytest
 from agentloop import Agent

@@ -12,11 +12,9 @@ from tests.plugin.scenarios import LEAKY_TEST
 
 
 @pytest.fixture
-def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    monkeypatch.delenv("CI", raising=False)
-    monkeypatch.delenv("LLM_PROVIDER", raising=False)
-    pytester.makepyfile(test_agent=LEAKY_TEST.format(marker=""))
-    return pytester
+def project(project: pytest.Pytester) -> pytest.Pytester:
+    project.makepyfile(test_agent=LEAKY_TEST.format(marker=""))
+    return project
 
 
 def cassette(project: pytest.Pytester) -> Path:

@@ -6,6 +6,8 @@ import json
 
 import pytest
 
+from agentloop_tools._plugin.scope import FROM_SCRIPTS_OPTION
+
 SCRIPTED_PROJECT = """
 import pytest
 from agentloop_tools.testing import (
@@ -41,19 +43,12 @@ def test_agent(agentloop_agent, agentloop_env, agentloop_from_scripts):
 """
 
 
-@pytest.fixture
-def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    for name in ("CI", "LLM_PROVIDER", "ANTHROPIC_API_KEY", "BRAVE_API_KEY", "WEB_SEARCH_BACKEND"):
-        monkeypatch.delenv(name, raising=False)
-    return pytester
-
-
 def test_a_test_records_from_its_scripts_then_replays_without_them(
     project: pytest.Pytester,
 ) -> None:
     project.makeini("[pytest]\nagentloop_search_backend = brave\n")
     project.makepyfile(test_agent=SCRIPTED_PROJECT)
-    recorded = project.runpytest("--record-mode=once", "--agentloop-from-scripts")
+    recorded = project.runpytest("--record-mode=once", FROM_SCRIPTS_OPTION.flag)
     recorded.assert_outcomes(passed=1)
     cassette = (project.path / "cassettes" / "test_agent" / "test_agent.yaml").read_text()
     assert "api.search.brave.com" in cassette
@@ -78,7 +73,7 @@ def test_recording_from_scripts_without_a_script_says_which_fixture_to_write(
             agentloop_agent([native_web_search()], provider="anthropic").run("hi")
         """
     )
-    result = project.runpytest("--record-mode=once", "--agentloop-from-scripts")
+    result = project.runpytest("--record-mode=once", FROM_SCRIPTS_OPTION.flag)
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         ["*records from scripts (--agentloop-from-scripts), but the agentloop_script fixture*"]

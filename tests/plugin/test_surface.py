@@ -7,13 +7,6 @@ import pytest
 from tests.plugin.scenarios import LEAKY_TEST
 
 
-@pytest.fixture
-def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    monkeypatch.delenv("CI", raising=False)
-    monkeypatch.delenv("LLM_PROVIDER", raising=False)
-    return pytester
-
-
 def test_a_domain_policy_breach_fails_the_test_and_lists_every_violation(
     project: pytest.Pytester,
 ) -> None:

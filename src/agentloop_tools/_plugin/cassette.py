@@ -22,6 +22,7 @@ import pytest
 
 from agentloop_tools._plugin import messages
 from agentloop_tools._plugin.network import CassetteState
+from agentloop_tools._plugin.scope import RECORD_IN_CI_OPTION
 
 if TYPE_CHECKING:
     from agentloop_tools.cassettes import BodyMatcher
@@ -70,7 +71,7 @@ def cassette_state(request: pytest.FixtureRequest) -> CassetteState:
         return "none"  # --disable-recording
     if cassette.write_protected:
         return "replaying"
-    if ci() and not request.config.getoption("agentloop_record_in_ci"):
+    if ci() and not request.config.getoption(RECORD_IN_CI_OPTION.dest):
         path = str(cassette._path)
         pytest.fail(
             messages.recording_test_in_ci(request.node.nodeid, path, os.path.exists(path)),

@@ -22,7 +22,14 @@ from agentloop_tools._plugin.policies import (
     read_marker,
     refuse_unknown_ini_keys,
 )
-from agentloop_tools._plugin.scope import EVIDENCE, GUARD_FIXTURE, MARKER_NAME, in_scope
+from agentloop_tools._plugin.scope import (
+    EVIDENCE,
+    FROM_SCRIPTS_OPTION,
+    GUARD_FIXTURE,
+    MARKER_NAME,
+    RECORD_IN_CI_OPTION,
+    in_scope,
+)
 
 if TYPE_CHECKING:
     from agentloop_tools.cassettes import BodyMatcher
@@ -72,8 +79,8 @@ class AgentloopSession:
             self.default.policy is not None
             or self.provider is not None
             or self._reports_wanted()
-            or bool(config.getoption("agentloop_record_in_ci"))
-            or bool(config.getoption("agentloop_from_scripts"))
+            or bool(config.getoption(RECORD_IN_CI_OPTION.dest))
+            or bool(config.getoption(FROM_SCRIPTS_OPTION.dest))
         )
         if not configured and config.getoption("verbose", 0) <= 0:
             return None
@@ -259,7 +266,7 @@ class AgentloopSession:
             cassette is None
             or cassette.write_protected
             or not ci()
-            or self.config.getoption("agentloop_record_in_ci")
+            or self.config.getoption(RECORD_IN_CI_OPTION.dest)
         ):
             return
         if recorded_provider_requests(cassette):

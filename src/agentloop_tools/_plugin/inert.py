@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import pytest
 
-from agentloop_tools._plugin.scope import MIN_PYTEST, in_scope, needs_pytest, pytest_version
+from agentloop_tools._plugin.scope import (
+    MIN_PYTEST,
+    OPTIONS,
+    in_scope,
+    needs_pytest,
+    pytest_version,
+)
 
 # The plugin's options, by dest, and the value each has when not given.
-_OPTIONS = {
-    "agentloop_provider": None,
-    "agentloop_record_in_ci": False,
-    "agentloop_from_scripts": False,
-    "agentloop_report": None,
-    "agentloop_report_html": None,
-}
 
 
 class Inert:
@@ -30,12 +29,13 @@ class Inert:
             raise pytest.UsageError(f"{needs_pytest()} (the run asks for it: {used})")
 
     def _used_by_configuration(self) -> str | None:
-        from agentloop_tools._config import TABLE, ConfigError, pyproject_for, read_table
+        from agentloop_tools._config import TABLE, pyproject_for, read_table
+        from agentloop_tools._errors import ConfigError
         from agentloop_tools._plugin.policies import PLUGIN_INI_KEYS, written_ini_keys
 
-        for dest, default in _OPTIONS.items():
-            if self.config.getoption(dest, default) != default:
-                return f"--{dest.replace('_', '-')}"
+        for option in OPTIONS:
+            if self.config.getoption(option.dest, option.default) != option.default:
+                return option.flag
         written = sorted(
             key
             for key in written_ini_keys(self.config)

@@ -6,8 +6,7 @@ import shlex
 from collections.abc import Sequence
 
 from agentloop_tools._docs import docs_url
-
-RECORD_IN_CI_OPTION = "--agentloop-record-in-ci"
+from agentloop_tools._plugin.scope import FROM_SCRIPTS_OPTION, RECORD_IN_CI_OPTION
 
 
 def visible(text: str, *, layout: bool = False) -> str:
@@ -15,9 +14,6 @@ def visible(text: str, *, layout: bool = False) -> str:
     from agentloop_tools._visible import visible as escaped
 
     return escaped(text, layout=layout)
-
-
-FROM_SCRIPTS_OPTION = "--agentloop-from-scripts"
 
 
 def rerun_command(nodeid: str, record_mode: str) -> str:

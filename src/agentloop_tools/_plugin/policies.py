@@ -20,7 +20,6 @@ if TYPE_CHECKING:
 
     from agentloop_tools.web import DomainPolicy
 
-MARKER_FIELDS = ("allow", "block", "policy")
 # Every ini key the plugin registers: a near miss of one, or any other agentloop_* key,
 # is a usage error (an unknown key is only a warning to pytest, and a lost policy).
 PLUGIN_INI_KEYS = (
@@ -36,6 +35,29 @@ PLUGIN_INI_KEYS = (
 
 
 _WRITTEN = pytest.StashKey[set[str]]()
+
+
+class MarkerOptions:
+    """The ``domain_policy`` marker's arguments, keyword-only, as the test wrote them.
+
+    Values are checked where they are read (the policy by the one loader); an unknown
+    name is refused before this is built, naming every one of them.
+    """
+
+    FIELDS = ("allow", "block", "policy", "require_evidence")
+
+    def __init__(
+        self,
+        *,
+        allow: object = None,
+        block: object = None,
+        policy: object = None,
+        require_evidence: object = True,
+    ) -> None:
+        self.allow = allow
+        self.block = block
+        self.policy = policy
+        self.require_evidence = require_evidence
 
 
 class Marker(NamedTuple):
@@ -66,12 +88,8 @@ def default_policy(config: pytest.Config) -> DefaultPolicy:
     and ``[tool.agentloop-tools]`` in pytest's pyproject.toml (its configuration file,
     else the rootdir's); never a parent folder's. Two of them at once is an error.
     """
-    from agentloop_tools._config import (
-        INI_POLICY_KEYS,
-        POLICY_FILE_KEY,
-        ConfigError,
-        project_policy,
-    )
+    from agentloop_tools._config import INI_POLICY_KEYS, POLICY_FILE_KEY, project_policy
+    from agentloop_tools._errors import ConfigError
 
     settings = {
         key: [str(line) for line in config.getini(key) or ()]
@@ -98,7 +116,8 @@ def ini_is_set(config: pytest.Config, key: str) -> bool:
 
 def written_ini_keys(config: pytest.Config) -> set[str]:
     """Every key in pytest's configuration file and its ``-o/--override-ini`` options."""
-    from agentloop_tools._config import ConfigError, pytest_settings
+    from agentloop_tools._config import pytest_settings
+    from agentloop_tools._errors import ConfigError
 
     cached = config.stash.get(_WRITTEN, None)
     if cached is not None:
@@ -191,7 +210,8 @@ def read_marker(item: pytest.Item) -> Marker:
 
 def _read_one(item: pytest.Item, node: Node, marker: pytest.Mark) -> Marker:
     """One ``domain_policy`` marker, or a usage error naming the test, the marker and the fix."""
-    from agentloop_tools._config import ConfigError, build_policy
+    from agentloop_tools._config import build_policy
+    from agentloop_tools._errors import ConfigError
 
     on = "" if node is item else f" (on {_node_name(item, node)})"
     where = f"@pytest.mark.domain_policy on {item.nodeid}{on}"
@@ -201,24 +221,23 @@ def _read_one(item: pytest.Item, node: Node, marker: pytest.Mark) -> Marker:
             f"{where}: pass keyword arguments only (allow=[...], block=[...] or policy=...); "
             f"{example}."
         )
-    options = dict(marker.kwargs)
-    require_evidence = options.pop("require_evidence", True)
-    unknown = set(options) - set(MARKER_FIELDS)
+    unknown = set(marker.kwargs) - set(MarkerOptions.FIELDS)
     if unknown:
         raise pytest.UsageError(
             f"{where}: unknown argument(s) {', '.join(sorted(unknown))}; pass exactly one of "
             f"allow=[...], block=[...] or policy=DomainPolicy ({example})."
         )
-    if not isinstance(require_evidence, bool):
+    options = MarkerOptions(**marker.kwargs)
+    if not isinstance(options.require_evidence, bool):
         raise pytest.UsageError(
-            f"{where}: require_evidence must be True or False, got {require_evidence!r}."
+            f"{where}: require_evidence must be True or False, got {options.require_evidence!r}."
         )
     try:
         policy = build_policy(
             where,
-            allow=options.get("allow"),
-            block=options.get("block"),
-            policy=options.get("policy"),
+            allow=options.allow,
+            block=options.block,
+            policy=options.policy,
             names=("allow=", "block=", "policy="),
         )
     except ConfigError as error:
@@ -228,7 +247,7 @@ def _read_one(item: pytest.Item, node: Node, marker: pytest.Mark) -> Marker:
             f"{where}: pass exactly one of allow=[...], block=[...] or policy=DomainPolicy "
             f"({example})."
         )
-    return Marker(policy, require_evidence)
+    return Marker(policy, options.require_evidence)
 
 
 def _node_name(item: pytest.Item, node: Node) -> str:

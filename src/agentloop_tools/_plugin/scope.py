@@ -7,12 +7,11 @@ wrappers here, which older pluggy releases reject at import).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import pytest
 
 if TYPE_CHECKING:
-    from agentloop_tools._plugin.hooks import AgentloopSession
     from agentloop_tools.testing import AgentloopEvidence
 
 SESSION_NAME = "agentloop-tools-session"
@@ -30,6 +29,33 @@ OUR_FIXTURES = frozenset(
 # The testing extra's floor: before 8.3.3 pytest evaluates plugin properties during
 # fixture discovery, and hook wrappers need a recent pluggy.
 MIN_PYTEST = (8, 3, 3)
+
+
+class Option(NamedTuple):
+    """A command-line option of the plugin: the flag users type, where pytest keeps it."""
+
+    flag: str
+    dest: str
+    default: object = None
+
+    def __str__(self) -> str:
+        return self.flag
+
+
+# One place for the flags: the entry module registers them, the hooks read them, the
+# messages name them, and the tests use them.
+PROVIDER_OPTION = Option("--agentloop-provider", "agentloop_provider")
+RECORD_IN_CI_OPTION = Option("--agentloop-record-in-ci", "agentloop_record_in_ci", False)
+FROM_SCRIPTS_OPTION = Option("--agentloop-from-scripts", "agentloop_from_scripts", False)
+REPORT_OPTION = Option("--agentloop-report", "agentloop_report")
+HTML_REPORT_OPTION = Option("--agentloop-report-html", "agentloop_report_html")
+OPTIONS = (
+    PROVIDER_OPTION,
+    RECORD_IN_CI_OPTION,
+    FROM_SCRIPTS_OPTION,
+    REPORT_OPTION,
+    HTML_REPORT_OPTION,
+)
 
 EVIDENCE: pytest.StashKey[AgentloopEvidence] = pytest.StashKey()
 
@@ -63,12 +89,3 @@ def in_scope(item: pytest.Item) -> bool:
     return (
         bool(OUR_FIXTURES.intersection(names)) or item.get_closest_marker(MARKER_NAME) is not None
     )
-
-
-def session_of(config: pytest.Config) -> AgentloopSession:
-    from agentloop_tools._plugin.hooks import AgentloopSession
-
-    plugin = config.pluginmanager.get_plugin(SESSION_NAME)
-    if not isinstance(plugin, AgentloopSession):
-        raise pytest.UsageError(needs_pytest() if not supported() else "agentloop-tools is off")
-    return plugin

@@ -5,15 +5,8 @@ command line read, scrub and match them the same way. Imports vcrpy's YAML
 dependency; the core (``agentloop_tools.web``) never imports this package.
 """
 
+from agentloop_tools._errors import CassetteSecretError, InputError, StreamError
 from agentloop_tools.cassettes import _format as serializer
-from agentloop_tools.cassettes._guard import (
-    CassetteSecretError,
-    GuardedPersister,
-    guard_recording,
-    refusal_of,
-)
-from agentloop_tools.cassettes._leaks import Leak, cassette_leaks, find_leaks
-from agentloop_tools.cassettes._load import InputError
 from agentloop_tools.cassettes._matching import (
     DEFAULT_VOLATILE_FIELDS,
     BodyMatcher,
@@ -21,15 +14,17 @@ from agentloop_tools.cassettes._matching import (
     describe_difference,
     summary,
 )
-from agentloop_tools.cassettes._read import (
+from agentloop_tools.cassettes.hygiene._guard import GuardedPersister, guard_recording, refusal_of
+from agentloop_tools.cassettes.hygiene._leaks import Leak, cassette_leaks, find_leaks
+from agentloop_tools.cassettes.hygiene._scrub import Scrubber
+from agentloop_tools.cassettes.reading._reader import (
     Problem,
     Reader,
     Reading,
     read_cassette,
     read_transcript_file,
 )
-from agentloop_tools.cassettes._scrub import Scrubber
-from agentloop_tools.cassettes._sse import StreamError, rebuild
+from agentloop_tools.cassettes.reading._sse import rebuild
 
 __all__ = [
     "DEFAULT_VOLATILE_FIELDS",

@@ -23,6 +23,8 @@ from typing import Any
 
 import yaml
 
+from agentloop_tools._errors import InputError
+
 MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_DEPTH = 100
 MAX_NODES = 2_000_000
@@ -34,10 +36,6 @@ except ImportError:  # pragma: no cover - depends on how PyYAML was built
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
 
-class InputError(ValueError):
-    """A file that cannot be read whole and safely; the message says why."""
-
-
 def read_bytes(path: str | Path) -> bytes:
     """A regular file's bytes; anything else (FIFO, device, loop, too large) is an error.
 
@@ -46,7 +44,7 @@ def read_bytes(path: str | Path) -> bytes:
     try:
         info = os.stat(path)
     except OSError as error:
-        raise InputError(_os_reason(error)) from None
+        raise InputError(os_reason(error)) from None
     if not stat.S_ISREG(info.st_mode):
         raise InputError(f"not a regular file ({_kind(info.st_mode)}); it cannot be read whole")
     if info.st_size > MAX_FILE_BYTES:
@@ -58,7 +56,7 @@ def read_bytes(path: str | Path) -> bytes:
         with open(path, "rb") as stream:
             data = stream.read(MAX_FILE_BYTES + 1)
     except OSError as error:
-        raise InputError(_os_reason(error)) from None
+        raise InputError(os_reason(error)) from None
     if len(data) > MAX_FILE_BYTES:
         raise InputError(f"grew past the {MAX_FILE_BYTES // (1024 * 1024)} MB limit while read")
     return data
@@ -162,7 +160,7 @@ def check_depth(value: Any, limit: int = MAX_DEPTH) -> None:
             stack.extend((child, depth + 1) for child in children)
 
 
-def _os_reason(error: OSError) -> str:
+def os_reason(error: OSError) -> str:
     import errno
 
     if error.errno == errno.ELOOP:

@@ -144,14 +144,14 @@ def summary(request: Any, limit: int = 100) -> str:
         value = json.loads(body) if body else None
     except ValueError:
         value = None
-    asked = _last_user_text(value)
+    asked = last_user_text(value)
     if asked:
         asked = " ".join(asked.split())
         text += f"  (asks: {asked[:limit]}{'...' if len(asked) > limit else ''})"
     return text
 
 
-def _last_user_text(value: Any) -> str:
+def last_user_text(value: Any) -> str:
     """The last user text of an Anthropic ``messages`` or OpenAI ``input`` body."""
     if not isinstance(value, dict):
         return ""

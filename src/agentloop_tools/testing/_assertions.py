@@ -19,30 +19,21 @@ from agentloop import Citation, Source, Transcript
 from agentloop.transcript import HostedToolPart, Message, TextPart
 
 from agentloop_tools._docs import docs_url
-from agentloop_tools._secrets import redact
+from agentloop_tools._errors import EvidenceAssertionError
 from agentloop_tools._visible import visible
 from agentloop_tools.testing._evidence import AgentloopEvidence
 from agentloop_tools.web import DomainPolicy, Link, Violation, citations, links, sources
-from agentloop_tools.web._evidence import messages_of
-from agentloop_tools.web._index import RuleIndex
-from agentloop_tools.web._links import given_pages
-from agentloop_tools.web._pages import page_key
-from agentloop_tools.web._rules import parse_rule
-from agentloop_tools.web._tool_calls import ToolCall, call_for, tool_calls
-from agentloop_tools.web._url import locate
+from agentloop_tools.web.domains._index import RuleIndex
+from agentloop_tools.web.domains._rules import parse_rule
+from agentloop_tools.web.domains._url import locate
+from agentloop_tools.web.policy._links import given_pages
+from agentloop_tools.web.policy._pages import page_key
+from agentloop_tools.web.transcript._evidence import messages_of
+from agentloop_tools.web.transcript._tool_calls import ToolCall, call_for, tool_calls
 
 type Evidence = Transcript | Sequence[Message] | AgentloopEvidence | Any
 
 _EXCERPT = 60
-
-
-class EvidenceAssertionError(AssertionError):
-    """An ``assert_*`` helper found the evidence does not say what the test expects."""
-
-    __module__ = "agentloop_tools.testing"
-
-    def __init__(self, message: str) -> None:
-        super().__init__(visible(redact(message), layout=True))
 
 
 def assert_cited(transcript: Evidence, *targets: str, since: int = 0) -> None:

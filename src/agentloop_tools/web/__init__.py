@@ -8,17 +8,19 @@ True
 False
 """
 
-from agentloop_tools.web._client_search import search_tool, web_search
-from agentloop_tools.web._evidence import citations, sources
-from agentloop_tools.web._fetch import Resolver, web_fetch
-from agentloop_tools.web._links import Link, links
-from agentloop_tools.web._pages import PageViolation, per_page
-from agentloop_tools.web._policy import DomainPolicy, Violation
-from agentloop_tools.web._render import SearchHit
-from agentloop_tools.web._search import native_web_search
+from agentloop_tools._errors import AgentloopToolsError
+from agentloop_tools.web._hosted_search import native_web_search
 from agentloop_tools.web._tool_errors import FatalToolError, ToolFailure
+from agentloop_tools.web.fetch._tool import Resolver, web_fetch
+from agentloop_tools.web.policy._links import Link, links
+from agentloop_tools.web.policy._pages import PageViolation, per_page
+from agentloop_tools.web.policy._policy import DomainPolicy, Violation
+from agentloop_tools.web.search._render import SearchHit
+from agentloop_tools.web.search._tool import search_tool, web_search
+from agentloop_tools.web.transcript._evidence import citations, sources
 
 __all__ = [
+    "AgentloopToolsError",
     "DomainPolicy",
     "FatalToolError",
     "Link",

@@ -17,13 +17,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 from urllib.parse import urlencode
 
-from agentloop_tools.web._render import SearchHit
+from agentloop_tools.web.search._render import SearchHit
 
 if TYPE_CHECKING:
     # httpx is imported when a request is built, not with agentloop_tools.web.
     import httpx
 
-    from agentloop_tools.web._policy import DomainPolicy
+    from agentloop_tools.web.policy._policy import DomainPolicy
 
 __all__ = [
     "BACKEND_VARIABLE",

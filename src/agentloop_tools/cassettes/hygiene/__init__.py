@@ -1,0 +1,1 @@
+"""Internal: what must never reach a cassette file (scrubbing, the secret guard)."""

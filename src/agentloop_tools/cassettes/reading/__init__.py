@@ -1,0 +1,1 @@
+"""Internal: reading recorded traffic back into transcripts."""

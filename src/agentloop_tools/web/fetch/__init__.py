@@ -1,0 +1,1 @@
+"""Internal: the web_fetch page reader and its steps."""

@@ -1,0 +1,1 @@
+"""Internal: DomainPolicy, the text audit and the violations it reports."""

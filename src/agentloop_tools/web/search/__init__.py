@@ -1,0 +1,1 @@
+"""Internal: the client-side web_search tool, its engine and renderer."""

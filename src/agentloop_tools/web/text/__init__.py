@@ -1,0 +1,1 @@
+"""Internal: where the links, mentions and command hosts of a text are."""

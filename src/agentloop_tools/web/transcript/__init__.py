@@ -1,0 +1,1 @@
+"""Internal: what an agent's transcript says it consulted, cited and wrote."""
