@@ -19,6 +19,8 @@ from agentloop_tools.testing import (
     AgentFactory,
     AgentloopEvidence,
     ScriptedSearch,
+    assert_cited,
+    assert_links_grounded,
     assert_no_violations,
     assert_searched,
 )
@@ -45,6 +47,10 @@ def test_an_agent_without_hosted_search_researches_with_web_search(
 
     assert "multi-line editing" in answer
     assert_searched(agentloop_evidence, "docs.python.org/3/whatsnew/3.13.html")
+    # The model cites by linking: a link to a page the search returned is a citation,
+    # and every link it wrote leads to such a page (none made up).
+    assert_cited(agentloop_evidence, "docs.python.org/3/whatsnew/3.13.html")
+    assert_links_grounded(agentloop_evidence)
     [conversation] = agentloop_evidence.transcripts
     [result] = [
         part

@@ -28,6 +28,7 @@ TOPICS: dict[str, tuple[str, str]] = {
     "assert_not_cited": ("testing.md", "assert_not_cited"),
     "assert_searched": ("testing.md", "assert_searched"),
     "assert_no_violations": ("testing.md", "assert_no_violations"),
+    "assert_links_grounded": ("testing.md", "assert_links_grounded"),
     "secrets": ("secrets.md", "while-recording"),
 }
 

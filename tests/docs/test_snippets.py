@@ -82,8 +82,9 @@ def _run_as_script(code: str, folder: Path, monkeypatch: pytest.MonkeyPatch) -> 
     original = Agent.from_env.__func__  # type: ignore[attr-defined]
 
     def scripted_from_env(cls: type[Agent], env: Any, *args: Any, **kwargs: Any) -> Agent:
-        env = {"LLM_PROVIDER": "anthropic", "ANTHROPIC_API_KEY": "placeholder"}
-        kwargs.setdefault("http_client", ScriptedProvider("anthropic", script()).http_client())
+        if "http_client" not in kwargs:  # a snippet that scripts its own model keeps its env
+            env = {"LLM_PROVIDER": "anthropic", "ANTHROPIC_API_KEY": "placeholder"}
+            kwargs["http_client"] = ScriptedProvider("anthropic", script()).http_client()
         agent: Agent = original(cls, env, *args, **kwargs)
         return agent
 

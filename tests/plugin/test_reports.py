@@ -98,6 +98,7 @@ def test_the_html_report_renders_in_a_browser(project: pytest.Pytester, tmp_path
     # The test (not the report) adds a probe that reads what the browser laid out.
     probe = """
     <script>
+    document.querySelectorAll("details").forEach((d) => { d.open = true; });  // the click
     const box = (el) => el.getBoundingClientRect();
     const marks = [...document.querySelectorAll("mark")].map((m) => ({
       kind: m.className, text: m.textContent, shown: box(m).width > 0 && box(m).height > 0,
@@ -106,7 +107,11 @@ def test_the_html_report_renders_in_a_browser(project: pytest.Pytester, tmp_path
     out.textContent = JSON.stringify({
       title: document.title, summary: document.getElementById("summary").innerText,
       marks, sources: [...document.querySelectorAll("ul.sources li")].map((li) => li.innerText),
-      answer: document.querySelector(".answer").innerText,
+      answer: document.querySelector(".answer.raw").innerText,
+      rendered: document.querySelector(".answer.rendered").innerText,
+      links: [...document.querySelectorAll(".answer.rendered a")].map((a) => ({
+        kind: a.className, text: a.innerText, background: getComputedStyle(a).backgroundColor })),
+      conversation: document.querySelector("h3").innerText,
       question: document.querySelector("blockquote.question").innerText,
       why: document.querySelector(".failure p").innerText,
       violations: [...document.querySelectorAll("ul.violations li")].map((li) => li.innerText)});
@@ -136,6 +141,18 @@ def test_the_html_report_renders_in_a_browser(project: pytest.Pytester, tmp_path
     assert seen["answer"] == (
         "See https://en.wikipedia.org/wiki/Python[VIOLATION: not on the allowlist] for history.[1]"
     )
+    # As the reader sees it: the link marked in words and colour.
+    assert seen["rendered"] == (
+        "See https://en.wikipedia.org/wiki/Python[VIOLATION: not on the allowlist] for history."
+    )
+    assert seen["links"] == [
+        {
+            "kind": "link-violating",
+            "text": "https://en.wikipedia.org/wiki/Python",
+            "background": "rgb(255, 201, 201)",
+        }
+    ]
+    assert seen["conversation"] == "Conversation 1"
     assert seen["question"] == "Asked: Tell me about Python"
     assert seen["why"].startswith("Why it failed (domain-policy): the agent reached a domain")
     assert seen["sources"] == [

@@ -57,10 +57,14 @@ def test_assert_not_cited_lists_the_offending_citations(answered: Transcript) ->
     assert message(raised) == [
         "assert_not_cited: 1 of 2 target(s) was cited: 'python.org'.",
         "",
-        "Offending citations (1):",
+        "Looked for: citations the provider attached, and every link in the answers "
+        "(to pages the tools returned or not).",
+        "",
+        "Offending provider citations (1):",
         '  - https://docs.python.org/3/library/  "Python is documented."',
         "",
-        "To keep a domain out of answers, filter the search with a DomainPolicy.",
+        "To keep a domain out of answers, filter the search with a DomainPolicy "
+        "(web_search(..., policy=...), web_fetch(policy=...) or native_web_search).",
         "",
         f"See {docs_url('assert_not_cited')}.",
     ]
@@ -99,7 +103,7 @@ def test_no_search_at_all_is_said_plainly() -> None:
     ) in message(raised)
     with pytest.raises(EvidenceAssertionError) as cited:
         assert_cited(plain, "python.org")
-    assert any("the agent made no hosted search" in line for line in message(cited))
+    assert any("the agent made no search and fetched no page" in line for line in message(cited))
 
 
 def test_dynamic_filtering_makes_citations_unobservable() -> None:
@@ -199,7 +203,7 @@ def test_evidence_gathers_every_conversation(answered: Transcript) -> None:
     ]
     assert [replace(v, conversation=0) for v in audit] == policy.audit(evidence.transcripts[1])
     assert str(audit[0]) == (
-        "conversation 1, message 1 citation: https://b.example/ (blocked by 'b.example')"
+        "conversation 2, message 1 citation: https://b.example/ (blocked by 'b.example')"
     )
     with pytest.raises(EvidenceAssertionError) as raised:
         assert_not_cited(evidence, "b.example")
@@ -207,7 +211,7 @@ def test_evidence_gathers_every_conversation(answered: Transcript) -> None:
     with pytest.raises(EvidenceAssertionError) as several:
         assert_no_violations(evidence, DomainPolicy.block(["b.example"]))
     assert (
-        "  - citation conversation 1, message 1: https://b.example/  [blocked by 'b.example']"
+        "  - citation conversation 2, message 1: https://b.example/  [blocked by 'b.example']"
         in (message(several))
     )
 

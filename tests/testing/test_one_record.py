@@ -94,4 +94,4 @@ def test_evidence_audit_has_the_shape_of_policy_audit(transcript: Transcript) ->
     found = evidence.audit(policy)
     assert found[: len(once)] == once, "the first conversation is conversation 0"
     assert [v.conversation for v in found] == [0] * len(once) + [1] * len(once)
-    assert str(found[-1]).startswith("conversation 1, message 1 text: ")
+    assert str(found[-1]).startswith("conversation 2, message 1 text: ")

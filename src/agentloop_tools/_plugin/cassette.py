@@ -15,6 +15,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -459,9 +460,18 @@ def describe(item: pytest.Item) -> dict[str, str] | None:
     if cassette is None:
         return None
     return {
-        "path": str(cassette._path),
+        "path": relative_to_root(str(cassette._path), item.config.rootpath),
         "state": "replaying" if cassette.write_protected else "recording",
     }
+
+
+def relative_to_root(path: str, root: Path) -> str:
+    """``path`` relative to the rootdir when it is inside it (reports read the same on
+    every machine), else as given."""
+    try:
+        return Path(path).resolve().relative_to(root.resolve()).as_posix()
+    except (ValueError, OSError):
+        return path
 
 
 def check_unused_interactions(item: pytest.Item) -> None:

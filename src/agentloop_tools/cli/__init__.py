@@ -180,8 +180,29 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_inputs(evidence)
-    evidence.add_argument("--format", choices=("table", "json"), default="table")
+    evidence.add_argument("--format", choices=("table", "json", "html"), default="table")
     evidence.add_argument("-o", "--output", metavar="FILE", help="write here, not stdout")
+    # Only --format html marks violations: with this policy, else the project's, else none.
+    marking = evidence.add_mutually_exclusive_group()
+    marking.add_argument(
+        "--allow",
+        action="extend",
+        type=_domains,
+        metavar="DOMAIN[,DOMAIN...]",
+        help="with --format html: mark what these domains do not cover",
+    )
+    marking.add_argument(
+        "--block",
+        action="extend",
+        type=_domains,
+        metavar="DOMAIN[,DOMAIN...]",
+        help="with --format html: mark what these domains cover",
+    )
+    marking.add_argument(
+        "--policy",
+        metavar="FILE",
+        help="with --format html: a TOML file with allow = [...] or block = [...]",
+    )
     scan = commands.add_parser(
         "scan",
         help="find credentials in every file under the paths (exit 1 if any)",
@@ -413,6 +434,10 @@ def _evidence(args: argparse.Namespace) -> int:
     found = _collect(args.paths, INPUT_SUFFIXES)
     _require_something(found, args.paths, "evidence")
     reader = Reader()
+    if args.format == "html":
+        return _evidence_html(args, reader, found)
+    if args.allow or args.block or args.policy:
+        raise UsageProblem("--allow, --block and --policy mark violations in --format html only")
     files: list[dict[str, Any]] = [
         {"path": problem["path"], "turns": [], "problems": [problem]} for problem in found.problems
     ]
@@ -472,6 +497,75 @@ def _evidence_of(reader: Any, path: Path) -> dict[str, Any]:
         "tool_requests": reading.tool_traffic,
         "problems": [_problem(problem) for problem in reading.problems],
     }
+
+
+def _evidence_html(args: argparse.Namespace, reader: Any, found: Found) -> int:
+    """The evidence page the pytest plugin writes (--agentloop-report-html), per file."""
+    from agentloop_tools.report import _records as _report
+
+    policy, origin = _policy(args) if args.allow or args.block or args.policy else _project()
+    records: list[dict[str, Any]] = []
+    problems = list(found.problems)
+    for path in _progress(found.files, "evidence"):
+        shown = _shown_path(path)
+        try:
+            reading = reader.read(path)
+        except Exception as error:  # one bad file never stops the run
+            problems.append(_failure(path, error))
+            continue
+        read = [_problem(problem) for problem in reading.problems]
+        problems += read
+        failure = (
+            {
+                "kind": "unreadable",
+                "reason": "part of the file could not be read",
+                "message": "\n".join(f"{_where(p)}: {p['reason']}" for p in read),
+            }
+            if read
+            else None
+        )
+        records.append(
+            _report.test_record(
+                shown, reading.transcripts, policy, origin,
+                {"path": shown, "state": "file"}, outcome="recorded", failure=failure,
+            )
+        )  # fmt: skip
+    records.sort(key=lambda record: str(record["test"]))
+    page = _report.html_page(records)
+
+    def write(out: TextIO) -> None:
+        out.write(page)
+
+    _emit(args.output, write, exact=True)
+    for problem in problems:
+        _stderr(f"evidence: could not read {_where(problem)}: {visible(problem['reason'])}")
+    _report_skipped(found.skipped)
+    _report_ignored(found.ignored)
+    return EXIT_USAGE if problems else EXIT_CLEAN
+
+
+def _project() -> tuple[Any, str | None]:
+    """The project's policy (as a pytest run here reads it), or none: then nothing is
+    marked violating."""
+    from agentloop_tools._config import policy_at
+    from agentloop_tools._errors import ConfigError
+
+    try:
+        found = policy_at(Path.cwd())
+    except (ConfigError, ValueError, TypeError) as error:
+        raise UsageProblem(str(error)) from None
+    if found.policy is None:
+        return None, None
+    table = " [tool.agentloop-tools]" if found.origin.startswith("pyproject") else ""
+    return found.policy, f"{found.path}{table}"
+
+
+def _shown_path(path: Path) -> str:
+    """A path relative to the working folder when it is inside it."""
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except (ValueError, OSError):
+        return str(path)
 
 
 def _turns(messages: Sequence[Any]) -> Iterator[tuple[int, int]]:

@@ -13,6 +13,8 @@ from __future__ import annotations
 import html
 import json
 import os
+import zlib
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -29,8 +31,9 @@ from agentloop_tools.report._entries import (
     source_entries,
     violation_entry,
 )
-from agentloop_tools.web import DomainPolicy, Violation
+from agentloop_tools.web import DomainPolicy, Link, Violation, links
 from agentloop_tools.web.policy._pages import page_key
+from agentloop_tools.web.transcript._tool_calls import ToolCall, tool_calls
 
 
 def test_record(
@@ -61,12 +64,14 @@ def test_record(
             if policy is not None
             else []
         )
+        calls = tool_calls(transcript.messages)
         conversations.append(
             {
                 "questions": questions(transcript),
                 "turns": _turns(transcript, violations),
+                "tool_calls": [_call_entry(call, violations) for call in calls],
                 "sources": _sources(transcript, violations),
-                "violations": [violation_entry(v) for v in violations],
+                "violations": [_violation(v, calls) for v in violations],
                 "pages": page_entries(violations),
             }
         )
@@ -82,9 +87,95 @@ def test_record(
     }
 
 
+def _call_entry(call: ToolCall, violations: Sequence[Violation]) -> dict[str, Any]:
+    """One client-side tool call, with the violations it caused (where it is their call)."""
+    entry = call.entry()
+    entry["outcome"] = call.outcome()
+    entry["violations"] = [violation_entry(v) for v in violations if _call_of(v, [call]) is call]
+    return entry
+
+
+def _violation(violation: Violation, calls: Sequence[ToolCall]) -> dict[str, Any]:
+    """A violation, JSON-ready; one a client-side tool call caused names that call."""
+    call = _call_of(violation, calls)
+    if call is None:
+        return violation_entry(violation)
+    return violation_entry(
+        violation, call={"call_id": call.call_id, "message_index": call.message_index}
+    )
+
+
+def _call_of(violation: Violation, calls: Sequence[ToolCall]) -> ToolCall | None:
+    """The call of our tools a ``tool-*``, ``redirect`` or ``robots`` violation comes from."""
+    where = violation.where
+    if where not in ("tool-call", "tool-result", "redirect", "robots"):
+        return None
+    for call in calls:
+        at = call.message_index if where == "tool-call" else call.result_index
+        if at != violation.message_index:
+            continue
+        if where == "tool-call":
+            named = [call.url or "", (call.url or "").strip()]
+            if violation.url in named or (call.query is not None and violation.url in call.query):
+                return call
+        elif violation.url in (
+            call.read,
+            *call.redirects,
+            *call.robots,
+            *(url for url, _ in call.hits),
+        ):
+            return call
+    return None
+
+
+class _TextViolations:
+    """The text violations of each message by where they start: overlap found in log time."""
+
+    def __init__(self, violations: Sequence[Violation]) -> None:
+        spans: dict[int, list[tuple[int, int, Violation]]] = {}
+        for v in violations:
+            if v.where == "text" and v.span is not None:
+                spans.setdefault(v.message_index, []).append((v.span[0], v.span[1], v))
+        self._spans = {
+            index: sorted(found, key=lambda item: item[:2]) for index, found in spans.items()
+        }
+        self._starts = {index: [item[0] for item in found] for index, found in self._spans.items()}
+
+    def on(self, link: Link) -> Violation | None:
+        spans = self._spans.get(link.message_index)
+        if not spans:
+            return None
+        starts = self._starts[link.message_index]
+        position = max(bisect_left(starts, link.start) - 1, 0)
+        while position < len(spans) and spans[position][0] < link.end:
+            start, end, violation = spans[position]
+            if start < link.end and link.start < end:
+                return violation
+            position += 1
+        return None
+
+
+def _link_entry(link: Link, found: _TextViolations) -> dict[str, Any]:
+    """One link of an answer: consulted or not, and the text violation on it if any."""
+    bad = found.on(link)
+    return {
+        "url": link.url,
+        "start": link.start,
+        "end": link.end,
+        "text": link.text,
+        "consulted": link.consulted,
+        "violation": bad is not None,
+        "verdict": None if bad is None else bad.verdict,
+    }
+
+
 def _turns(transcript: Transcript, violations: Sequence[Violation]) -> list[dict[str, Any]]:
-    """The answer turns: text, and citations each flagged as a violation or not."""
+    """The answer turns: text, citations each flagged as a violation or not, and links."""
     bad = {(v.message_index, v.url): v.verdict for v in violations if v.where == "citation"}
+    linked: dict[int, list[dict[str, Any]]] = {}
+    in_text = _TextViolations(violations)
+    for link in links(transcript):
+        linked.setdefault(link.message_index, []).append(_link_entry(link, in_text))
     turns = []
     for index, message in enumerate(transcript.messages):
         if message.role != "assistant":
@@ -109,7 +200,14 @@ def _turns(transcript: Transcript, violations: Sequence[Violation]) -> list[dict
                     }
                 )
             text += part.text
-        turns.append({"message_index": index, "text": text, "citations": cited})
+        turns.append(
+            {
+                "message_index": index,
+                "text": text,
+                "citations": cited,
+                "links": linked.get(index, []),
+            }
+        )
     return turns
 
 
@@ -177,10 +275,27 @@ background: #eef3fb; white-space: pre-wrap; } .label { font-weight: bold; }
 pre.message { white-space: pre-wrap; font-size: .85em; background: #fbeaea; padding: .5em; }
 ul.violations li, ol.citations li.violating, ul.sources li.violating { color: #a31515; }
 .meta { color: #555; font-size: .9em; }
+.answer.rendered { white-space: normal; } .answer.rendered p { margin: .3em 0; }
+.answer.rendered h1, .answer.rendered h2, .answer.rendered h3, .answer.rendered h4 {
+border: 0; margin: .4em 0 .2em; padding: 0; font-size: 1.05em; }
+a.link-consulted { color: #176117; } a.link-unconsulted { color: #8a5a00; }
+a.link-violating { color: #a31515; background: #ffc9c9; outline: 2px solid #a31515; }
+sup.ok { color: #176117; } sup.unconsulted { color: #8a5a00; }
+details.raw summary { cursor: pointer; color: #555; font-size: .9em; }
+.tool-call { border-left: 4px solid #999; background: #f3f3f3; margin: .5em 0;
+padding: .4em .75em; font-size: .92em; } .tool-call.violating { border-left-color: #a31515; }
+.tool-call p { margin: .2em 0; } .tool-call:target { outline: 2px solid #6b8cc7; }
 """
 
 
 def write_html(path: str, records: Sequence[dict[str, Any]]) -> None:
+    text = html_page(records)
+    with open(path, "w", encoding="utf-8") as out:
+        out.write(text)
+
+
+def html_page(records: Sequence[dict[str, Any]]) -> str:
+    """The self-contained HTML page of the records (credentials replaced)."""
     records = clean(records)
     summary = document(records)["summary"]
     parts = [
@@ -195,8 +310,7 @@ def write_html(path: str, records: Sequence[dict[str, Any]]) -> None:
     for record in records:
         parts.append(_html_test(record))
     parts.append("</body></html>")
-    with open(path, "w", encoding="utf-8") as out:
-        out.write("\n".join(parts))
+    return "\n".join(parts)
 
 
 def _html_test(record: dict[str, Any]) -> str:
@@ -227,20 +341,36 @@ def _html_test(record: dict[str, Any]) -> str:
             f"{_h(', '.join(policy['domains']))} "
             f"(from {_h(str(policy['from']))})</p>"
         )
-    for number, conversation in enumerate(record["conversations"]):
-        out.append(f"<h3>Conversation {number}</h3>")
-        out += _html_conversation(conversation)
+    for number, conversation in enumerate(record["conversations"], start=1):
+        out.append(
+            f"<h3 id='{_h(_anchor(record['test'], number), quote=True)}'>Conversation {number}</h3>"
+        )
+        out += _html_conversation(conversation, _anchor(record["test"], number))
     out.append("</section>")
     return "\n".join(out)
 
 
-def _html_conversation(conversation: dict[str, Any]) -> list[str]:
-    """The questions and answers in message order, then the pages and the violations."""
+def _anchor(test: str, number: int) -> str:
+    """An id for a conversation of a test, unique in the page, safe in an attribute."""
+    return f"t{zlib.crc32(test.encode('utf-8', 'replace')):08x}-c{number}"
+
+
+def _html_conversation(conversation: dict[str, Any], anchor: str = "c") -> list[str]:
+    """The questions and answers in message order with the tool calls between them, then
+    the pages and the violations."""
     out = []
     text_violations: dict[int, list[dict[str, Any]]] = {}
     for violation in conversation["violations"]:
         if violation["span"]:
             text_violations.setdefault(violation["message_index"], []).append(violation)
+    calls = conversation.get("tool_calls", [])
+    call_ids = {
+        (call["call_id"], call["message_index"]): f"{anchor}-call{number}"
+        for number, call in enumerate(calls, 1)
+    }
+    by_message: dict[int, list[tuple[int, dict[str, Any]]]] = {}
+    for number, call in enumerate(calls, 1):
+        by_message.setdefault(call["message_index"], []).append((number, call))
     asked = list(conversation.get("questions", []))
     for turn in conversation["turns"]:
         while asked and asked[0]["message_index"] < turn["message_index"]:
@@ -258,10 +388,8 @@ def _html_conversation(conversation: dict[str, Any]) -> list[str]:
             _Mark(v["span"][0], v["span"][1], "violation", v["url"], 0, v["verdict"])
             for v in text_violations.get(turn["message_index"], [])
         ]  # fmt: skip
-        out.append(
-            f"<div class='answer' data-message='{turn['message_index']}'>"
-            f"{_highlight(turn['text'], marks)}</div>"
-        )
+        if turn["text"] or turn["citations"] or turn["message_index"] not in by_message:
+            out.append(_html_answer(turn, marks))
         if turn["citations"]:
             out.append("<ol class='citations'>")
             for citation in turn["citations"]:
@@ -273,6 +401,8 @@ def _html_conversation(conversation: dict[str, Any]) -> list[str]:
                 else:
                     out.append(f"<li class='good'>{_h(citation['url'])}</li>")
             out.append("</ol>")
+        for number, call in by_message.get(turn["message_index"], []):
+            out.append(_html_call(call, number, call_ids[(call["call_id"], call["message_index"])]))
     out += [
         f"<blockquote class='question' data-message='{q['message_index']}'>"
         f"<span class='label'>Asked:</span> {_h(q['text'])}</blockquote>"
@@ -298,7 +428,91 @@ def _html_conversation(conversation: dict[str, Any]) -> list[str]:
         )
         out += [f"<li>{_h(page['line'] + also_written(page))}</li>" for page in pages]
         out.append("</ul>")
+        caused = [v for v in conversation["violations"] if v.get("call")]
+        if caused:
+            out.append("<ul class='call-violations'>")
+            for violation in caused:
+                key = (violation["call"]["call_id"], violation["call"]["message_index"])
+                target = call_ids.get(key)
+                pointer = (
+                    f" <a href='#{_h(target, quote=True)}'>see tool call "
+                    f"{list(call_ids).index(key) + 1}</a>"
+                    if target
+                    else ""
+                )
+                out.append(
+                    f"<li>{_h(violation['where'])} message {violation['message_index']}: "
+                    f"{_h(violation['url'])} ({_h(violation['verdict'])}){pointer}</li>"
+                )
+            out.append("</ul>")
     return out
+
+
+def _html_answer(turn: dict[str, Any], marks: list[_Mark]) -> str:
+    """The answer rendered as its reader sees it, links marked; the raw text one click away."""
+    from agentloop_tools.report import _answer_html
+
+    raw = (
+        f"<div class='answer raw' data-message='{turn['message_index']}'>"
+        f"{_highlight(turn['text'], marks)}</div>"
+    )
+    if not _answer_html.available():
+        return (
+            raw + "<p class='meta'>Install the testing extra (markdown-it-py, nh3) to see "
+            "answers rendered as markdown.</p>"
+        )
+    shown = _answer_html.render(visible(turn["text"], layout=True), turn.get("links", []))
+    return (
+        f"<div class='answer rendered' data-message='{turn['message_index']}'>{shown}</div>"
+        f"<details class='raw'><summary>Raw text</summary>{raw}</details>"
+    )
+
+
+def _html_call(call: dict[str, Any], number: int, anchor: str) -> str:
+    """One client-side tool call: what was asked, what came of it, what it caused."""
+    violating = " violating" if call["violations"] else ""
+    if call["tool"] == "web_search":
+        asked = f"query <span class='query'>&ldquo;{_h(call['query'] or '')}&rdquo;</span>"
+    else:
+        asked = f"<code>{_h(call['url'] or '')}</code>"
+    out = [
+        f"<div class='tool-call{violating}' id='{_h(anchor, quote=True)}' "
+        f"data-message='{call['message_index']}' data-status='{_h(call['status'], quote=True)}'>",
+        f"<p><span class='label'>Tool call {number}: {_h(call['name'])}</span> {asked} "
+        f"&rarr; {_h(_call_outcome(call))}</p>",
+    ]
+    if call["hits"]:
+        out.append("<ol class='hits'>")
+        out += [
+            f"<li>{_h(hit['url'])}" + (f" ({_h(hit['title'])})" if hit["title"] else "") + "</li>"
+            for hit in call["hits"]
+        ]
+        out.append("</ol>")
+    steps = [("robots.txt", url) for url in call["robots"]] + [
+        ("redirected through", url) for url in call["redirects"]
+    ]
+    if call["read"]:
+        steps.append(("read", call["read"]))
+    if steps:
+        out.append("<ul class='fetched'>")
+        out += [f"<li>{_h(kind)}: {_h(url)}</li>" for kind, url in steps]
+        out.append("</ul>")
+    if call["status"] in ("refused", "failed") and call["error"]:
+        out.append(f"<pre class='message'>{_h(call['error'])}</pre>")
+    for violation in call["violations"]:
+        out.append(
+            f"<p class='flag'>VIOLATION ({_h(violation['where'])}): {_h(violation['url'])} "
+            f"({_h(violation['verdict'])})</p>"
+        )
+    out.append("</div>")
+    return "\n".join(out)
+
+
+def _call_outcome(call: dict[str, Any]) -> str:
+    outcome = str(call["outcome"])
+    if call["tool"] == "web_search" and call["withheld"]:
+        outcome += " (which hosts, and by which rule, the transcript does not record)"
+    return outcome
 
 
 @dataclass(frozen=True, slots=True)

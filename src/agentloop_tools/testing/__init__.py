@@ -7,6 +7,7 @@ plugin (``agentloop_tools.pytest_plugin``) provides the fixtures that fill these
 from agentloop_tools.testing._assertions import (
     EvidenceAssertionError,
     assert_cited,
+    assert_links_grounded,
     assert_no_violations,
     assert_not_cited,
     assert_searched,
@@ -48,6 +49,7 @@ __all__ = [
     "anthropic_search",
     "anthropic_text",
     "assert_cited",
+    "assert_links_grounded",
     "assert_no_violations",
     "assert_not_cited",
     "assert_searched",

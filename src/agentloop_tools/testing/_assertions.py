@@ -22,11 +22,14 @@ from agentloop_tools._docs import docs_url
 from agentloop_tools._errors import EvidenceAssertionError
 from agentloop_tools._visible import visible
 from agentloop_tools.testing._evidence import AgentloopEvidence
-from agentloop_tools.web import DomainPolicy, Violation, citations, sources
+from agentloop_tools.web import DomainPolicy, Link, Violation, citations, links, sources
 from agentloop_tools.web.domains._index import RuleIndex
 from agentloop_tools.web.domains._rules import parse_rule
 from agentloop_tools.web.domains._url import locate
+from agentloop_tools.web.policy._links import given_pages
+from agentloop_tools.web.policy._pages import page_key
 from agentloop_tools.web.transcript._evidence import messages_of
+from agentloop_tools.web.transcript._tool_calls import ToolCall, call_for, tool_calls
 
 type Evidence = Transcript | Sequence[Message] | AgentloopEvidence | Any
 
@@ -35,6 +38,11 @@ _EXCERPT = 60
 
 def assert_cited(transcript: Evidence, *targets: str, since: int = 0) -> None:
     """Every target is cited at least once.
+
+    A citation is one the provider attached to the answer (hosted search), or a link
+    in the answer to a page a tool of the same conversation returned (a ``web_search``
+    hit, a page ``web_fetch`` read, a hosted source: see :func:`~agentloop_tools.web.links`).
+    A link to a page no tool returned is not a citation.
 
     Args:
         transcript: a ``Transcript``, a list of messages, a ``ConversationResult`` or
@@ -48,18 +56,37 @@ def assert_cited(transcript: Evidence, *targets: str, since: int = 0) -> None:
     matchers = _targets(targets, "assert_cited")
     conversations = _conversations(transcript, since)
     found = [citation for conversation in conversations for citation in conversation.citations()]
-    missing = [m for m in matchers if not any(m.matches(c.url) for c in found)]
+    answered = [link for conversation in conversations for link in conversation.links()]
+    grounded = [link for link in answered if link.consulted]
+    missing = [
+        m
+        for m in matchers
+        if not any(m.matches(c.url) for c in found)
+        and not any(m.matches(link.url) for link in grounded)
+    ]
     if not missing:
         return
     consulted = [source for conversation in conversations for source in conversation.sources()]
     lines = [f"assert_cited: {_count(missing, targets)} not cited: {_names(missing)}.", ""]
-    lines += _citation_lines(found, conversations)
-    unobservable = _unobservable_citations(conversations)
+    lines += [_LOOKED_FOR, ""]
+    lines += _citation_lines(found, conversations, heading="Provider citations")
+    lines += _link_lines(grounded, "Links to pages the tools returned")
     for matcher in missing:
+        unconsulted = [
+            link for link in answered if not link.consulted and matcher.matches(link.url)
+        ]
+        if unconsulted:
+            lines += [
+                "",
+                f"{matcher.text!r} was linked, but no tool of the conversation returned "
+                "that page, so the link is not a citation:",
+            ]
+            lines += [f"  - {visible(link.url)}" for link in unconsulted[:5]]
         searched = [s.url for s in consulted if matcher.matches(s.url)]
         if searched:
             lines += ["", f"{matcher.text!r} was searched but never cited; consulted:"]
             lines += [f"  - {visible(url)}" for url in searched[:5]]
+    unobservable = _unobservable_citations(conversations)
     if unobservable:
         lines += ["", f"Citations could not be observed here: {unobservable}."]
         lines += ["Assert on sources instead: assert_searched(...)."]
@@ -73,19 +100,128 @@ def assert_cited(transcript: Evidence, *targets: str, since: int = 0) -> None:
 
 
 def assert_not_cited(transcript: Evidence, *targets: str, since: int = 0) -> None:
-    """No target is cited (same targets as :func:`assert_cited`)."""
+    """No target is cited or linked (same targets as :func:`assert_cited`).
+
+    Counts the citations the provider attached and every link in the answer, whether
+    a tool returned its page or not.
+    """
     __tracebackhide__ = True
     matchers = _targets(targets, "assert_not_cited")
     conversations = _conversations(transcript, since)
     found = [citation for conversation in conversations for citation in conversation.citations()]
+    answered = [link for conversation in conversations for link in conversation.links()]
     offending = [c for c in found if any(m.matches(c.url) for m in matchers)]
-    if not offending:
+    linked = [link for link in answered if any(m.matches(link.url) for m in matchers)]
+    if not offending and not linked:
         return
-    hit = [m for m in matchers if any(m.matches(c.url) for c in offending)]
+    hit = [
+        m
+        for m in matchers
+        if any(m.matches(c.url) for c in offending) or any(m.matches(k.url) for k in linked)
+    ]
     lines = [f"assert_not_cited: {_count(hit, targets)} cited: {_names(hit)}.", ""]
-    lines += _citation_lines(offending, conversations, heading="Offending citations")
-    lines += ["", "To keep a domain out of answers, filter the search with a DomainPolicy."]
+    lines += [
+        "Looked for: citations the provider attached, and every link in the answers "
+        "(to pages the tools returned or not).",
+        "",
+    ]
+    if offending:
+        lines += _citation_lines(offending, conversations, heading="Offending provider citations")
+    if linked:
+        if offending:
+            lines.append("")
+        lines.append(f"Offending links in the answers ({len(linked)}):")
+        lines += [_link_line(link) for link in linked[:20]]
+        if len(linked) > 20:
+            lines.append(f"  ... and {len(linked) - 20} more")
+    lines += [
+        "",
+        "To keep a domain out of answers, filter the search with a DomainPolicy "
+        "(web_search(..., policy=...), web_fetch(policy=...) or native_web_search).",
+    ]
     raise EvidenceAssertionError("\n".join([*lines, "", f"See {docs_url('assert_not_cited')}."]))
+
+
+def assert_links_grounded(evidence: Evidence, *, allow: Sequence[str] = (), since: int = 0) -> None:
+    """Every link in the answers leads to a page the conversation gave the model.
+
+    A link is grounded when a tool of its conversation returned that page (a hosted
+    source, a ``web_search`` hit, a page ``web_fetch`` read: ``Link.consulted``), when a
+    user message of that conversation gave it, or when it matches an ``allow`` target
+    (same targets as :func:`assert_cited`: your own docs, say). Anything else is a URL
+    the model wrote on its own, perhaps made up; the failure lists each with its
+    message and span.
+
+    Args:
+        evidence: the ``agentloop_evidence`` fixture value, a ``Transcript``, a list of
+            messages or a ``ConversationResult``.
+        allow: targets the model may link without a tool having returned them.
+        since: read answers from this message index on (negative counts from the end).
+    """
+    __tracebackhide__ = True
+    if isinstance(allow, str) or not isinstance(allow, Sequence | set | frozenset):
+        raise TypeError(
+            f"assert_links_grounded() allow= takes a list of targets, got {allow!r}; "
+            "write allow=['docs.example.com']."
+        )
+    matchers = _targets(tuple(allow), "assert_links_grounded", empty_ok=True)
+    conversations = _conversations(evidence, since)
+    ungrounded: list[tuple[int, Link]] = []
+    total = 0
+    for number, conversation in enumerate(conversations):
+        given = given_pages(conversation.messages)
+        for link in conversation.links():
+            total += 1
+            if link.consulted or page_key(link.url) in given:
+                continue
+            if any(matcher.matches(link.url) for matcher in matchers):
+                continue
+            ungrounded.append((number, link))
+    if not ungrounded:
+        return
+    several = len(conversations) > 1
+    noun = "link was" if len(ungrounded) == 1 else "links were"
+    lines = [
+        f"assert_links_grounded: {len(ungrounded)} of {total} {noun} not consulted "
+        "(no tool of the conversation returned the page, no user message gave it, "
+        "no allow= target matches):",
+    ]
+    for number, link in ungrounded[:20]:
+        place = f"conversation {number + 1}, " if several else ""
+        text = f" [{_clip(visible(link.text))}]" if link.text else ""
+        lines.append(
+            f"  - {place}message {link.message_index}, characters {link.start}-{link.end}: "
+            f"{visible(link.url)}{text}"
+        )
+        excerpt = _span_excerpt(conversations[number].messages, link.message_index, link)
+        if excerpt:
+            lines.append(f"      ...{excerpt}...")
+    if len(ungrounded) > 20:
+        lines.append(f"  ... and {len(ungrounded) - 20} more")
+    pages = [source.url for conversation in conversations for source in conversation.sources()]
+    lines.append("")
+    if pages:
+        lines.append(f"Pages the tools returned ({len(pages)}):")
+        lines += [f"  - {visible(url)}" for url in pages[:10]]
+        if len(pages) > 10:
+            lines.append(f"  ... and {len(pages) - 10} more")
+    else:
+        lines.append("No tool returned any page in these conversations.")
+    lines += [
+        "",
+        "The model wrote these URLs on its own: it may have made them up. Let it search or "
+        "fetch before it links, tell it to link only results, or pass allow=[...] for "
+        "pages it may link without looking them up (your own docs).",
+    ]
+    raise EvidenceAssertionError(
+        "\n".join([*lines, "", f"See {docs_url('assert_links_grounded')}."])
+    )
+
+
+_LOOKED_FOR = (
+    "Looked for: citations the provider attached, and links in the answers to pages the "
+    "tools returned (web_search hits, web_fetch pages, hosted sources)."
+)
 
 
 def assert_searched(transcript: Evidence, *targets: str, since: int = 0) -> None:
@@ -167,20 +303,39 @@ def violation_report(
     """
     noun = "violation" if len(found) == 1 else "violations"
     lines = [f"{len(found)} domain policy {noun} ({policy!r}):"]
+    calls: dict[int, list[ToolCall]] = {}
+    refused = 0
     for violation in found:
-        place = f"conversation {violation.conversation}, " if several else ""
+        place = f"conversation {violation.conversation + 1}, " if several else ""
         line = (
             f"  - {violation.where:<8} {place}message {violation.message_index}: "
             f"{visible(violation.url)}  [{violation.verdict}]"
         )
         messages = conversations[violation.conversation]
         excerpt = _excerpt(messages, violation)
+        if violation.where == "tool-call":
+            if violation.conversation not in calls:
+                calls[violation.conversation] = tool_calls(messages)
+            call = call_for(calls[violation.conversation], violation.message_index, violation.url)
+            if call is not None:
+                refused += call.status == "refused"
+                line += f"\n      {visible(call.outcome())}"
         lines.append(line + (f"\n      ...{excerpt}..." if excerpt else ""))
-    lines += [
-        "",
-        "Each line is a place a finished turn reached a domain the policy does not permit. "
-        "Tighten the prompt or the search filter, or change the policy if the domain is fine.",
-    ]
+    if refused == len(found):
+        lines += [
+            "",
+            "Each line is a URL the model asked web_fetch for; the tool refused it, so nothing "
+            "was requested or read and no page of it reached the answer. To pass, keep the "
+            "model from asking for it (the prompt, the results it is shown), or change the "
+            "policy if the domain is fine.",
+        ]
+    else:
+        lines += [
+            "",
+            "Each line is a place a finished turn reached a domain the policy does not permit. "
+            "Tighten the prompt or the search filter, or change the policy if the domain is "
+            "fine." + (" A line that says the tool refused it read nothing." if refused else ""),
+        ]
     return "\n".join(lines)
 
 
@@ -203,8 +358,8 @@ class _Target:
         return set(self.query) <= set(_query(url))
 
 
-def _targets(targets: tuple[str, ...], helper: str) -> list[_Target]:
-    if not targets:
+def _targets(targets: tuple[str, ...], helper: str, *, empty_ok: bool = False) -> list[_Target]:
+    if not targets and not empty_ok:
         raise TypeError(f"{helper}() needs at least one target, such as 'python.org'.")
     matchers = []
     for target in targets:
@@ -247,6 +402,9 @@ class _Conversation:
     def sources(self) -> list[Source]:
         return sources(self.messages, since=self.since)
 
+    def links(self) -> list[Link]:
+        return links(self.messages, since=self.since)
+
     def read(self) -> Sequence[Message]:
         return self.messages[self.since :]
 
@@ -287,7 +445,9 @@ def _citation_lines(
     heading: str = "Citations found",
 ) -> list[str]:
     if not found:
-        return ["No citations were found."]
+        return (
+            ["No citations were found."] if heading == "Citations found" else [f"{heading}: none."]
+        )
     lines = [f"{heading} ({len(found)}):"]
     for citation in found[:20]:
         quote = _quote(citation, conversations)
@@ -295,6 +455,34 @@ def _citation_lines(
     if len(found) > 20:
         lines.append(f"  ... and {len(found) - 20} more")
     return lines
+
+
+def _link_lines(found: Sequence[Link], heading: str) -> list[str]:
+    if not found:
+        return [f"{heading}: none."]
+    lines = [f"{heading} ({len(found)}):"]
+    lines += [_link_line(link) for link in found[:20]]
+    if len(found) > 20:
+        lines.append(f"  ... and {len(found) - 20} more")
+    return lines
+
+
+def _link_line(link: Link) -> str:
+    text = f" [{_clip(visible(link.text))}]" if link.text else ""
+    state = "consulted" if link.consulted else "not consulted"
+    return f"  - {visible(link.url)}{text}  (message {link.message_index}, {state})"
+
+
+def _clip(text: str, width: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _span_excerpt(messages: Sequence[Message], index: int, link: Link) -> str:
+    text = "".join(part.text for part in messages[index].content if isinstance(part, TextPart))
+    left = max(link.start - _EXCERPT // 2, 0)
+    right = min(link.end + _EXCERPT // 2, len(text))
+    return visible(" ".join(text[left:right].split()))
 
 
 def _quote(citation: Citation, conversations: Sequence[_Conversation]) -> str:
@@ -337,13 +525,20 @@ def _unobservable_citations(conversations: Sequence[_Conversation]) -> str:
     if calls and all(part.error for part in calls):
         codes = ", ".join(sorted({str(part.error) for part in calls}))
         return f"every search failed ({codes}), so there was nothing to cite"
-    if not calls and not any(
-        isinstance(part, TextPart) and part.citations
-        for conversation in conversations
-        for message in conversation.read()
-        for part in message.content
+    if (
+        not calls
+        and not any(
+            isinstance(part, TextPart) and part.citations
+            for conversation in conversations
+            for message in conversation.read()
+            for part in message.content
+        )
+        and not any(conversation.sources() for conversation in conversations)
     ):
-        return "the agent made no hosted search, so there was nothing to cite"
+        return (
+            "the agent made no search and fetched no page (hosted or client-side), so "
+            "there was nothing to cite"
+        )
     return ""
 
 
@@ -361,6 +556,7 @@ def _excerpt(messages: Sequence[Message], violation: Violation) -> str:
 __all__ = [
     "EvidenceAssertionError",
     "assert_cited",
+    "assert_links_grounded",
     "assert_no_violations",
     "assert_not_cited",
     "assert_searched",

@@ -12,6 +12,7 @@ from agentloop_tools._errors import AgentloopToolsError
 from agentloop_tools.web._hosted_search import native_web_search
 from agentloop_tools.web._tool_errors import FatalToolError, ToolFailure
 from agentloop_tools.web.fetch._tool import Resolver, web_fetch
+from agentloop_tools.web.policy._links import Link, links
 from agentloop_tools.web.policy._pages import PageViolation, per_page
 from agentloop_tools.web.policy._policy import DomainPolicy, Violation
 from agentloop_tools.web.search._render import SearchHit
@@ -22,12 +23,14 @@ __all__ = [
     "AgentloopToolsError",
     "DomainPolicy",
     "FatalToolError",
+    "Link",
     "PageViolation",
     "Resolver",
     "SearchHit",
     "ToolFailure",
     "Violation",
     "citations",
+    "links",
     "native_web_search",
     "per_page",
     "search_tool",

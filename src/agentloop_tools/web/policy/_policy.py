@@ -63,7 +63,8 @@ class Violation:
             message's text (its text parts joined without separators); else None.
         conversation: which conversation of several it was found in: the index
             ``AgentloopEvidence.audit`` gives; ``DomainPolicy.audit`` reads one
-            conversation and leaves it 0.
+            conversation and leaves it 0. Text shows it numbered from 1
+            (``str(violation)`` says "conversation 2" for index 1).
     """
 
     url: str
@@ -79,7 +80,7 @@ class Violation:
         return verdict(self.rule)
 
     def __str__(self) -> str:
-        place = f"conversation {self.conversation}, " if self.conversation else ""
+        place = f"conversation {self.conversation + 1}, " if self.conversation else ""
         return f"{place}message {self.message_index} {self.where}: {self.url} ({self.verdict})"
 
 
@@ -94,13 +95,13 @@ class DomainPolicy:
     def __init__(
         self,
         mode: Mode,
-        rules: tuple[Rule, ...],
+        rules: tuple[Rule, ...] = (),
         *,
         bare_hosts: bool = False,
         _private: object = None,
     ) -> None:
         if _private is not _TOKEN:
-            raise TypeError("use DomainPolicy.allow([...]) or DomainPolicy.block([...])")
+            raise TypeError(_constructor_hint(mode))
         self._mode: Mode = mode
         self._bare_hosts = bare_hosts
         self._domains = tuple(rule.text for rule in rules)
@@ -671,6 +672,23 @@ def robots_policy(policy: DomainPolicy) -> DomainPolicy:
         return policy
     hosts = dict.fromkeys(rule.host for rule in parse_rules(policy.domains, argument="robots"))
     return DomainPolicy.allow(hosts)
+
+
+def _constructor_hint(given: object) -> str:
+    """What to write instead of calling the private constructor."""
+    if given in ("allow", "block"):
+        return f"use DomainPolicy.{given}([...]): the constructor is private"
+    domains = [given] if isinstance(given, str) else given
+    if isinstance(domains, list | tuple | set | frozenset) and all(
+        isinstance(domain, str) for domain in domains
+    ):
+        shown = repr(list(domains)[:3])[:-1] + (", ...]" if len(domains) > 3 else "]")
+        return (
+            f"DomainPolicy({given!r}) is not how a policy is built: write "
+            f"DomainPolicy.allow({shown}) to permit only these domains, or "
+            f"DomainPolicy.block({shown}) to permit all but these."
+        )[:400]
+    return "use DomainPolicy.allow([...]) or DomainPolicy.block([...])"
 
 
 def _rebuild(mode: Mode, domains: tuple[str, ...], bare_hosts: bool = False) -> DomainPolicy:

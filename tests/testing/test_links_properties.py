@@ -1,0 +1,38 @@
+"""links() reads links exactly as the allowlist audit does (property tests)."""
+
+from __future__ import annotations
+
+from agentloop.transcript import Message, TextPart
+from hypothesis import given
+
+from agentloop_tools.testing.strategies import answers
+from agentloop_tools.web import DomainPolicy, links
+from agentloop_tools.web.text._commands import command_targets
+
+POLICY = DomainPolicy.allow(["python.org", "docs.example.com/guide"])
+
+
+def _turn(answer: str) -> list[Message]:
+    return [
+        Message(role="user", content=(TextPart(text="q"),)),
+        Message(role="assistant", content=(TextPart(text=answer),)),
+    ]
+
+
+@given(answers(POLICY, violating=True))
+def test_every_link_the_allowlist_refuses_is_a_link(answer: str) -> None:
+    spans = {(link.start, link.end) for link in links(_turn(answer))}
+    commands = {(found.start, found.end) for found in command_targets(answer)}
+    for violation in POLICY.audit(_turn(answer)):
+        if violation.where == "text":
+            assert violation.span in spans or violation.span in commands, violation
+
+
+@given(answers(POLICY, violating=False))
+def test_links_of_a_clean_answer_are_the_links_it_permits(answer: str) -> None:
+    found = links(_turn(answer))
+    assert POLICY.audit(_turn(answer)) == []
+    for link in found:
+        # The URL a reader follows is one the policy permits, as the audit judged it.
+        assert POLICY.permits(link.url), link
+        assert not link.consulted  # no tool ran in this conversation

@@ -1,0 +1,47 @@
+"""The HTML evidence page of a client-side conversation, built from its record."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentloop_tools.report import _answer_html
+from agentloop_tools.report import _records as _report
+from agentloop_tools.web import DomainPolicy
+from tests.testing.client_agent import research
+
+POLICY = DomainPolicy.allow(["python.org"])
+
+
+def _page() -> str:
+    transcript = research(
+        "See [notes](https://docs.python.org/3/whatsnew/3.13.html) and "
+        '[x](https://x.example/) <img src="https://x.example/pixel.gif"> '
+        "[js](javascript:alert(1)) <iframe src='https://x.example/'></iframe>",
+        fetch=["https://evil.example/page"],
+        policy=POLICY,
+    )
+    record = _report.test_record(
+        "test_x.py::test_x", [transcript], POLICY, "a test", None, outcome="failed", failure=None
+    )
+    return _report.html_page([record])
+
+
+def test_the_rendered_answer_loads_and_runs_nothing() -> None:
+    page = _page()
+    body = page.split("<details class='raw'>", 1)[0].split("class='answer rendered'", 1)[1]
+    assert "<img" not in body
+    assert "<iframe" not in body
+    assert 'href="javascript' not in body  # shown as text, never a link
+    assert "link-violating' title='https://x.example/'>x</a>" in body
+    assert "<sup class='ok'>[consulted]</sup>" in body
+    assert "Tool call 2: web_fetch" in page
+
+
+def test_without_the_renderer_the_raw_text_is_shown_and_the_page_says_why(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_answer_html, "available", lambda: False)
+    page = _page()
+    assert "class='answer rendered'" not in page
+    assert "<div class='answer raw'" in page
+    assert "Install the testing extra (markdown-it-py, nh3)" in page
