@@ -533,9 +533,10 @@ class _SearchEngine:
         narrowed = narrowing(allowed, blocked, self.as_of)
         if isinstance(narrowed, ToolFailure):
             return narrowed
-        if narrowed.options.allowed_domains is not None and allowed_hosts(
-            self.policy, narrowed.options
-        ) == []:
+        if (
+            narrowed.options.allowed_domains is not None
+            and allowed_hosts(self.policy, narrowed.options) == []
+        ):
             # Nothing the model named is inside the tool's allowlist: no request.
             return Answer(
                 render_results(

@@ -17,10 +17,9 @@ from ada_url import HostType, parse_url
 # What ends a link destination, or is decoded inside one (a backslash escape, an
 # entity reference): percent-encoded, so the destination is the string as checked.
 _ENCODE = {"(": "%28", ")": "%29", "<": "%3C", ">": "%3E", "\\": "%5C", " ": "%20"}
-_ENCODED = re.compile(r"[()<>\\ ]|&(?=#[0-9]{1,7};|#[xX][0-9a-fA-F]{1,6};|[A-Za-z][A-Za-z0-9]{0,31};)")
-_ENCODED_NOT_PARENS = re.compile(
-    r"[<>\\ ]|&(?=#[0-9]{1,7};|#[xX][0-9a-fA-F]{1,6};|[A-Za-z][A-Za-z0-9]{0,31};)"
-)
+_ENTITY = r"&(?=#[0-9]{1,7};|#[xX][0-9a-fA-F]{1,6};|[A-Za-z][A-Za-z0-9]{0,31};)"
+_ENCODED = re.compile(r"[()<>\\ ]|" + _ENTITY)
+_ENCODED_NOT_PARENS = re.compile(r"[<>\\ ]|" + _ENTITY)
 # cmark stops reading nested parentheses in a destination past this depth.
 _MAX_DEPTH = 32
 # The names a DNS label can hold (LDH, and "_" as in service names), 1-63 octets.

@@ -85,9 +85,7 @@ class Narrowing:
         return ""
 
 
-def narrowing(
-    allowed: object, blocked: object, as_of: date | None
-) -> Narrowing | ToolFailure:
+def narrowing(allowed: object, blocked: object, as_of: date | None) -> Narrowing | ToolFailure:
     """The model's ``allowed_domains``/``blocked_domains``, validated, or the soft error."""
     given_allowed = allowed is not None
     given_blocked = blocked is not None
@@ -105,14 +103,14 @@ def narrowing(
         return ToolFailure(
             "invalid-domain",
             f"{label} must be a list of domain strings, got {_shown(entries)}",
-            "pass a list such as [\"python.org\"], or null",
+            'pass a list such as ["python.org"], or null',
         )
     cleaned = tuple(dict.fromkeys(entry.strip() for entry in entries))
     if not cleaned:
         return ToolFailure(
             "invalid-domain",
             f"{label} is an empty list",
-            "pass at least one domain such as \"python.org\", or null for no narrowing",
+            'pass at least one domain such as "python.org", or null for no narrowing',
         )
     if len(cleaned) > MAX_MODEL_DOMAINS:
         return ToolFailure(
@@ -127,7 +125,7 @@ def narrowing(
         return ToolFailure(
             "invalid-domain",
             f"{label} is not a valid domain list: {reason}",
-            "pass bare domains such as \"python.org\" (no scheme, no port), or null",
+            'pass bare domains such as "python.org" (no scheme, no port), or null',
         )
     options = (
         SearchOptions(allowed_domains=cleaned, as_of=as_of)
