@@ -8,26 +8,41 @@ True
 False
 """
 
-from agentloop_tools.web._client_search import search_tool, web_search
+from agentloop_tools.web._client_search import PointInTimeWarning, search_tool, web_search
 from agentloop_tools.web._evidence import citations, sources
 from agentloop_tools.web._fetch import Resolver, web_fetch
 from agentloop_tools.web._pages import PageViolation, per_page
 from agentloop_tools.web._policy import DomainPolicy, Violation
 from agentloop_tools.web._render import SearchHit
 from agentloop_tools.web._search import native_web_search
+from agentloop_tools.web._search_options import SearchOptions
+from agentloop_tools.web._standalone import (
+    FetchedPage,
+    FetchResult,
+    SearchResult,
+    fetch,
+    search,
+)
 from agentloop_tools.web._tool_errors import FatalToolError, ToolFailure
 
 __all__ = [
     "DomainPolicy",
     "FatalToolError",
+    "FetchResult",
+    "FetchedPage",
     "PageViolation",
+    "PointInTimeWarning",
     "Resolver",
     "SearchHit",
+    "SearchOptions",
+    "SearchResult",
     "ToolFailure",
     "Violation",
     "citations",
+    "fetch",
     "native_web_search",
     "per_page",
+    "search",
     "search_tool",
     "sources",
     "web_fetch",

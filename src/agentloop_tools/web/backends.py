@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 from urllib.parse import urlencode
 
+from agentloop_tools.web._fetch_via import ApiPage
 from agentloop_tools.web._render import SearchHit
 from agentloop_tools.web._search_options import SearchOptions, allowed_hosts, blocked_hosts
 
@@ -28,7 +29,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BACKEND_VARIABLE",
+    "ApiPage",
     "SearchBackend",
+    "SearchOptions",
     "backend_from_env",
     "brave",
     "exa",
@@ -165,6 +168,8 @@ class TavilyBackend:
     depth: TavilyDepth = "basic"
     requests_per_second: float | None = None
     endpoint: str = "https://api.tavily.com/search"
+    # web_fetch(via=tavily(key)) reads pages here.
+    extract_endpoint: str = "https://api.tavily.com/extract"
     name: str = "tavily"
     max_query_chars: int | None = None
     setup_hint: str = "check the Tavily API key (TAVILY_API_KEY) and its plan"
@@ -210,6 +215,8 @@ class ExaBackend:
     api_key: str = field(repr=False)
     requests_per_second: float | None = 5.0
     endpoint: str = "https://api.exa.ai/search"
+    # web_fetch(via=exa(key)) reads pages here.
+    contents_endpoint: str = "https://api.exa.ai/contents"
     name: str = "exa"
     max_query_chars: int | None = None
     setup_hint: str = "check the Exa API key (EXA_API_KEY) and its credits"
