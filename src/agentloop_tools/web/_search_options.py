@@ -73,15 +73,18 @@ class Narrowing:
     policy: DomainPolicy | None  # the model's list as a policy, or None
 
     def describe(self) -> str:
-        """One line for the result: what the model asked for (the evidence of the narrowing)."""
-        if self.options.allowed_domains is not None:
-            return "Narrowed by the call: allowed_domains " + ", ".join(
-                self.options.allowed_domains
-            )
-        if self.options.blocked_domains is not None:
-            return "Narrowed by the call: blocked_domains " + ", ".join(
-                self.options.blocked_domains
-            )
+        """One line for the result: the narrowing the model asked for.
+
+        Counted, not listed: the domains are in the call's arguments, and a result
+        never names a host a list refuses.
+        """
+        for label, given in (
+            ("allowed_domains", self.options.allowed_domains),
+            ("blocked_domains", self.options.blocked_domains),
+        ):
+            if given is not None:
+                noun = "domain" if len(given) == 1 else "domains"
+                return f"Narrowed by the call: {label} ({len(given)} {noun})"
         return ""
 
 
