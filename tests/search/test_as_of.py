@@ -135,6 +135,10 @@ def test_as_of_on_a_live_index_warns_and_the_model_is_not_told_it_is_bounded() -
     assert "published on or before" not in tool.description
 
 
+def _empty(request: httpx.Request) -> httpx.Response:
+    return httpx.Response(200, json={})
+
+
 class FrozenCorpus:
     """A backdated corpus: it honours as_of exactly."""
 
@@ -208,7 +212,7 @@ def test_exact_as_of_defaults_to_false_and_old_backends_still_work() -> None:
 
     with pytest.warns(PointInTimeWarning):
         tool = web_search(
-            Plain(),  # type: ignore[arg-type]
+            Plain(),
             as_of="2024-06-30",
             http_client=httpx.Client(transport=httpx.MockTransport(answer)),
         )
