@@ -35,7 +35,7 @@ from agentloop_tools.web._search_options import (
     narrowing,
     parse_as_of,
 )
-from agentloop_tools.web._tool_errors import ToolFailure
+from agentloop_tools.web._tool_errors import SEARCH_CODES, ToolFailure
 from agentloop_tools.web.backends import SearchBackend
 
 if TYPE_CHECKING:
@@ -824,8 +824,8 @@ _FATAL = frozenset({"not-configured", "quota-exceeded"})
 _CODES = frozenset(
     {"not-configured", "quota-exceeded", "query-rejected", "search-failed", "rate-limited"}
 )
-# Every code web_search can answer with; docs/tool-errors.md has the table.
-CODES = _CODES | {"missing-query", "domain-lists-conflict", "invalid-domain"}
+# Every code web_search can answer with (the table is in _tool_errors).
+CODES = SEARCH_CODES
 _UNPARSEABLE: Any = object()
 
 
