@@ -113,7 +113,7 @@ def test_both_lists_at_once_is_a_soft_error_without_a_request() -> None:
         ["https://python.org/"],
         ["python.org:443"],
         [""],
-        [],
+        ["python.org", " "],
         "python.org",
         [7],
         ["exa mple.com"],
@@ -126,6 +126,17 @@ def test_a_bad_list_is_invalid_domain_without_a_request(bad: object) -> None:
     assert result.is_error
     assert result.content.startswith("Error: [invalid-domain] allowed_domains ")
     assert script.requests == []
+
+
+def test_an_empty_list_narrows_nothing() -> None:
+    # Models on a strict schema often send [] where they mean null.
+    script = ScriptedSearch("tavily", [tavily_results([DOCS, EVIL])])
+    tool = scripted_tool(script, tavily(TAVILY_KEY))
+    transcript = run_agent(
+        tool, [narrow("repl", allowed_domains=[], blocked_domains=["evil.example"])]
+    )
+    assert [s.url for s in sources(transcript)] == [DOCS[0]]
+    assert script.sent()[0]["exclude_domains"] == ["evil.example"]
 
 
 def test_a_bad_blocklist_is_named_as_such() -> None:

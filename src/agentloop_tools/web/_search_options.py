@@ -90,8 +90,9 @@ class Narrowing:
 
 def narrowing(allowed: object, blocked: object, as_of: date | None) -> Narrowing | ToolFailure:
     """The model's ``allowed_domains``/``blocked_domains``, validated, or the soft error."""
-    given_allowed = allowed is not None
-    given_blocked = blocked is not None
+    # An empty list narrows nothing: strict-schema models often send [] for "none".
+    given_allowed = allowed is not None and allowed != []
+    given_blocked = blocked is not None and blocked != []
     if given_allowed and given_blocked:
         return ToolFailure(
             "domain-lists-conflict",
@@ -109,12 +110,6 @@ def narrowing(allowed: object, blocked: object, as_of: date | None) -> Narrowing
             'pass a list such as ["python.org"], or null',
         )
     cleaned = tuple(dict.fromkeys(entry.strip() for entry in entries))
-    if not cleaned:
-        return ToolFailure(
-            "invalid-domain",
-            f"{label} is an empty list",
-            'pass at least one domain such as "python.org", or null for no narrowing',
-        )
     if len(cleaned) > MAX_MODEL_DOMAINS:
         return ToolFailure(
             "invalid-domain",
