@@ -219,3 +219,42 @@ def test_the_audit_reads_an_allowed_domains_narrowing_as_a_site_search() -> None
         scripted_tool(script, policy=block), [narrow("repl", blocked_domains=["evil.example"])]
     )
     assert block.audit(transcript) == []
+
+
+def test_an_openrouter_model_narrows_through_the_real_client() -> None:
+    from agentloop import Agent
+
+    from agentloop_tools.testing import ScriptedProvider, chat_completion
+
+    arguments = {
+        "query": "python 3.13 repl",
+        "count": 3,
+        "allowed_domains": ["docs.python.org"],
+        "blocked_domains": None,
+    }
+    provider = ScriptedProvider(
+        "openrouter",
+        [
+            chat_completion(calls=[("call_1", "web_search", arguments)]),
+            chat_completion("The REPL has multi-line editing."),
+        ],
+    )
+    script = ScriptedSearch("brave", [brave_results([DOCS, BLOG])])
+    agent = Agent.from_env(
+        {"LLM_PROVIDER": "openrouter", "OPENROUTER_API_KEY": "sk-or-placeholder"},
+        [scripted_tool(script)],
+        http_client=provider.http_client(),
+    )
+    agent.run("What changed in the Python 3.13 REPL?")
+    # The strict schema went to the provider, and the model's narrowing came back.
+    [definition] = provider.requests[0]["tools"]
+    assert definition["function"]["parameters"]["required"] == [
+        "query",
+        "count",
+        "allowed_domains",
+        "blocked_domains",
+    ]
+    sent_back = provider.requests[1]["messages"][-1]["content"]
+    assert DOCS[0] in sent_back
+    assert BLOG[0] not in sent_back
+    assert "Narrowed by the call: allowed_domains (1 domain)." in sent_back
