@@ -24,6 +24,11 @@ _ENCODED_NOT_PARENS = re.compile(r"[<>\\ ]|" + _ENTITY)
 _MAX_DEPTH = 32
 # The names a DNS label can hold (LDH, and "_" as in service names), 1-63 octets.
 _DNS_LABEL = re.compile(r"[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?")
+# An http(s) URL whose host is plain lower-case LDH (no userinfo, no IP, no escapes):
+# WHATWG reads exactly that host, so the parser is not needed to judge it.
+_PLAIN_HOST = re.compile(
+    r"https?://(?P<host>[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.[a-z_-][a-z0-9_-]*\.?)(?::[0-9]{1,5})?(?=[/?#]|$)"
+)
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 _ESCAPABLE = re.compile(r"\\([!-/:-@\[-`{-~])")
 _MAX_URL = 2048
@@ -35,13 +40,20 @@ def shown_link(url: str) -> str | None:
     None when the result is not an http(s) URL with a host a DNS name (or an IP
     address) can be, or is over 2,048 characters.
     """
-    if _balanced(url):
+    parens = "(" in url or ")" in url
+    if parens and not _balanced(url):
+        shown = _ENCODED.sub(_encode, url)
+    elif _ENCODED_NOT_PARENS.search(url) is not None:
         # Balanced parentheses stay in one destination (Wikipedia's "_(language)").
-        shown = _ENCODED_NOT_PARENS.sub(lambda match: _ENCODE.get(match[0], "%26"), url)
+        shown = _ENCODED_NOT_PARENS.sub(_encode, url)
     else:
-        shown = _ENCODED.sub(lambda match: _ENCODE.get(match[0], "%26"), url)
+        shown = url
     if len(shown) > _MAX_URL:
         return None
+    plain = _PLAIN_HOST.match(shown)
+    if plain is not None:
+        # The common case, without the URL parser: a lower-case LDH host as written.
+        return shown if is_dns_name(plain["host"]) else None
     try:
         parts = parse_url(shown, attributes=("protocol", "hostname", "host_type"))
     except ValueError:
@@ -51,6 +63,10 @@ def shown_link(url: str) -> str | None:
     if parts["host_type"] == HostType.DEFAULT and not is_dns_name(str(parts["hostname"])):
         return None
     return shown
+
+
+def _encode(match: re.Match[str]) -> str:
+    return _ENCODE.get(match[0], "%26")
 
 
 def _balanced(url: str) -> bool:
