@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+import http.server
+import json
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -194,3 +201,62 @@ def test_a_page_read_through_tavily_records_without_the_key_and_replays(
     assert interaction["request"]["uri"] == "https://api.tavily.com/extract"
     pytester.makepyfile(test_fetch=REPLAY)
     pytester.runpytest().assert_outcomes(passed=1)
+
+
+class _Extract(http.server.BaseHTTPRequestHandler):
+    delay = 0.0
+    seen: list[dict[str, Any]] = []
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+        type(self).seen.append({"path": self.path, "auth": self.headers["authorization"], **body})
+        time.sleep(type(self).delay)
+        answer = json.dumps({"results": [{"url": body["urls"][0], "raw_content": TEXT}]})
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(answer)))
+        self.end_headers()
+        self.wfile.write(answer.encode())
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return
+
+
+@contextmanager
+def extract_server(delay: float) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    handler = type("Extract", (_Extract,), {"delay": delay, "seen": []})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/extract", handler.seen
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_the_default_client_reads_from_a_loopback_page_api() -> None:
+    with extract_server(delay=0) as (endpoint, seen):
+        backend = replace(tavily(TAVILY_KEY), extract_endpoint=endpoint)
+        [result] = results(converse(web_fetch(via=backend), turn({"url": PAGE})))
+    assert result.content.startswith(f"[web_fetch] url: {PAGE}\n")
+    assert seen == [
+        {
+            "path": "/extract",
+            "auth": f"Bearer {TAVILY_KEY}",
+            "urls": [PAGE],
+            "extract_depth": "basic",
+            "format": "markdown",
+        }
+    ]
+
+
+def test_a_page_api_slower_than_the_timeout_is_a_timeout() -> None:
+    with extract_server(delay=3.0) as (endpoint, _):
+        backend = replace(tavily(TAVILY_KEY), extract_endpoint=endpoint)
+        started = time.monotonic()
+        [result] = results(converse(web_fetch(via=backend, timeout=0.5), turn({"url": PAGE})))
+        took = time.monotonic() - started
+    assert result.content.startswith("Error: [timeout] the tavily page API did not answer")
+    assert took < 2.5

@@ -163,6 +163,7 @@ def web_search(
     Raises:
         TypeError, ValueError: an argument is not accepted; the message names it.
     """
+    fetch_name = _fetch_name(fetch_tool)
     engine = build_engine(
         backend,
         policy=policy,
@@ -180,7 +181,6 @@ def web_search(
         undated=undated,
         caller="web_search",
     )
-    fetch_name = _fetch_name(fetch_tool)
     description = search_description(
         policy=policy,
         fetch_tool=fetch_name,
