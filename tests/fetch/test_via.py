@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 import yaml
@@ -204,8 +204,8 @@ def test_a_page_read_through_tavily_records_without_the_key_and_replays(
 
 
 class _Extract(http.server.BaseHTTPRequestHandler):
-    delay = 0.0
-    seen: list[dict[str, Any]] = []
+    delay: ClassVar[float] = 0.0
+    seen: ClassVar[list[dict[str, Any]]]
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["content-length"])))
@@ -224,13 +224,14 @@ class _Extract(http.server.BaseHTTPRequestHandler):
 
 @contextmanager
 def extract_server(delay: float) -> Iterator[tuple[str, list[dict[str, Any]]]]:
-    handler = type("Extract", (_Extract,), {"delay": delay, "seen": []})
+    seen: list[dict[str, Any]] = []
+    handler = type("Extract", (_Extract,), {"delay": delay, "seen": seen})
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/extract", handler.seen
+        yield f"http://127.0.0.1:{server.server_address[1]}/extract", seen
     finally:
         server.shutdown()
         server.server_close()
