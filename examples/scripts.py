@@ -127,7 +127,18 @@ CLIENT_SEARCH_TEST = "test_an_agent_without_hosted_search_researches_with_web_se
 
 SCRIPTS[CLIENT_SEARCH_TEST] = [
     chat_completion(
-        calls=[("call_search_1", "web_search", {"query": "Python 3.13 new REPL", "count": 5})]
+        calls=[
+            (
+                "call_search_1",
+                "web_search",
+                {
+                    "query": "Python 3.13 new REPL",
+                    "count": 5,
+                    "allowed_domains": None,
+                    "blocked_domains": None,
+                },
+            )
+        ]
     ),
     chat_completion(
         "Python 3.13 ships a new interactive interpreter with multi-line editing, history "

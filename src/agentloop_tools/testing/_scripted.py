@@ -352,13 +352,46 @@ class ScriptedSearch:
 
         return httpx.Client(transport=httpx.MockTransport(answer))
 
+    def sent(self) -> list[dict[str, Any]]:
+        """What each request asked, in order: a GET's query parameters, a POST's JSON body.
 
-type Hit = tuple[str, str] | tuple[str, str, str]
+        The request shape a backend pushes down (Brave's ``freshness``, Tavily's
+        ``include_domains`` and ``end_date``, Exa's ``endPublishedDate``, the
+        ``urls`` of an extract) without parsing requests in every test. Also
+        ``path``: the request's path (``/search``, ``/extract``, ``/contents``).
+        """
+        shown: list[dict[str, Any]] = []
+        for request in self.requests:
+            entry: dict[str, Any]
+            if request.method == "GET":
+                entry = dict(request.url.params.multi_items())
+            else:
+                try:
+                    body = json.loads(request.content or b"null")
+                except ValueError:
+                    body = None
+                entry = dict(body) if isinstance(body, dict) else {"body": body}
+            entry["path"] = request.url.path
+            shown.append(entry)
+        return shown
+
+
+# (url, title), (url, title, snippet), or (url, title, snippet, published): a
+# published of None makes an undated hit.
+type Hit = tuple[str, str] | tuple[str, str, str] | tuple[str, str, str, str | None]
+
+_DEFAULT_DATE = object()
 
 
 def _hit(item: Hit) -> tuple[str, str, str]:
     url, title, *rest = item
-    return url, title, rest[0] if rest else ""
+    snippet = rest[0] if rest else ""
+    return url, title, snippet if isinstance(snippet, str) else ""
+
+
+def _published(item: Hit) -> object:
+    """The hit's published value, ``_DEFAULT_DATE`` when the tuple gives none."""
+    return item[3] if len(item) > 3 else _DEFAULT_DATE
 
 
 def brave_results(hits: Sequence[Hit], *, query: str = "") -> tuple[int, dict[str, Any]]:
@@ -370,22 +403,28 @@ def brave_results(hits: Sequence[Hit], *, query: str = "") -> tuple[int, dict[st
     results = []
     for item in hits:
         url, title, description = _hit(item)
-        results.append(
-            {
-                "type": "search_result",
-                "title": title,
-                "url": url,
-                "description": description,
-                "is_source_local": False,
-                "is_source_both": False,
-                "page_age": "2024-10-07T00:00:00",
-                "age": "October 7, 2024",
-                "language": "en",
-                "family_friendly": True,
-                "profile": {"name": url.split("/")[2], "url": url, "long_name": url.split("/")[2]},
-                "meta_url": {"scheme": "https", "netloc": url.split("/")[2], "path": ""},
-            }
-        )
+        host = url.split("/")[2] if url.count("/") >= 2 else url
+        result: dict[str, Any] = {
+            "type": "search_result",
+            "title": title,
+            "url": url,
+            "description": description,
+            "is_source_local": False,
+            "is_source_both": False,
+            "page_age": "2024-10-07T00:00:00",
+            "age": "October 7, 2024",
+            "language": "en",
+            "family_friendly": True,
+            "profile": {"name": host, "url": url, "long_name": host},
+            "meta_url": {"scheme": "https", "netloc": host, "path": ""},
+        }
+        published = _published(item)
+        if published is None:
+            del result["page_age"], result["age"]
+        elif isinstance(published, str):
+            result["page_age"] = published
+            result["age"] = published[:10]
+        results.append(result)
     return 200, {
         "type": "search",
         "query": {"original": query, "more_results_available": False},
@@ -417,15 +456,29 @@ def brave_invalid_key() -> tuple[int, dict[str, Any]]:
 
 
 def tavily_results(hits: Sequence[Hit], *, query: str = "") -> tuple[int, dict[str, Any]]:
-    """A Tavily ``/search`` 200 body; hits are ``(url, title[, content])``."""
+    """A Tavily ``/search`` 200 body; hits are ``(url, title[, content[, published_date]])``.
+
+    Tavily dates results only on some topics: no ``published_date`` unless given.
+    """
+    results = []
+    for item in hits:
+        url, title, content = _hit(item)
+        result: dict[str, Any] = {
+            "title": title,
+            "url": url,
+            "content": content,
+            "score": 0.9,
+            "raw_content": None,
+        }
+        published = _published(item)
+        if isinstance(published, str):
+            result["published_date"] = published
+        results.append(result)
     return 200, {
         "query": query,
         "answer": None,
         "images": [],
-        "results": [
-            {"title": title, "url": url, "content": content, "score": 0.9, "raw_content": None}
-            for url, title, content in map(_hit, hits)
-        ],
+        "results": results,
         "response_time": 0.8,
         "request_id": "scripted",
     }
@@ -437,37 +490,95 @@ def tavily_quota_exhausted(status: int = 432) -> tuple[int, dict[str, Any]]:
 
 
 def exa_results(hits: Sequence[Hit]) -> tuple[int, dict[str, Any]]:
-    """An Exa ``/search`` 200 body; hits are ``(url, title[, highlight])``."""
-    return 200, {
-        "requestId": "scripted",
-        "resolvedSearchType": "neural",
-        "results": [
+    """An Exa ``/search`` 200 body; hits are ``(url, title[, highlight[, publishedDate]])``."""
+    results = []
+    for item in hits:
+        url, title, highlight = _hit(item)
+        published = _published(item)
+        results.append(
             {
                 "id": url,
                 "url": url,
                 "title": title,
-                "publishedDate": "2024-10-07T00:00:00.000Z",
+                "publishedDate": "2024-10-07T00:00:00.000Z"
+                if published is _DEFAULT_DATE
+                else published,
                 "author": None,
                 "highlights": [highlight] if highlight else [],
             }
-            for url, title, highlight in map(_hit, hits)
-        ],
+        )
+    return 200, {
+        "requestId": "scripted",
+        "resolvedSearchType": "neural",
+        "results": results,
         "costDollars": {"total": 0.005},
     }
 
 
 def searxng_results(hits: Sequence[Hit], *, query: str = "") -> tuple[int, dict[str, Any]]:
-    """A SearXNG ``/search?format=json`` 200 body; hits are ``(url, title[, content])``."""
+    """A SearXNG ``/search?format=json`` 200 body; hits are ``(url, title[, content[, date]])``."""
+    results = []
+    for item in hits:
+        url, title, content = _hit(item)
+        result: dict[str, Any] = {
+            "url": url,
+            "title": title,
+            "content": content,
+            "engine": "duckduckgo",
+            "score": 1.0,
+        }
+        published = _published(item)
+        if isinstance(published, str):
+            result["publishedDate"] = published
+        results.append(result)
     return 200, {
         "query": query,
         "number_of_results": 0,
-        "results": [
-            {"url": url, "title": title, "content": content, "engine": "duckduckgo", "score": 1.0}
-            for url, title, content in map(_hit, hits)
-        ],
+        "results": results,
         "answers": [],
         "suggestions": [],
         "unresponsive_engines": [],
+    }
+
+
+def tavily_extract(
+    pages: Sequence[tuple[str, str]], *, failed: Sequence[tuple[str, str]] = ()
+) -> tuple[int, dict[str, Any]]:
+    """A Tavily ``/extract`` 200 body: ``pages`` are ``(url, raw_content)``, ``failed``
+    ``(url, error)`` (``failed_results``)."""
+    return 200, {
+        "results": [{"url": url, "raw_content": text, "images": []} for url, text in pages],
+        "failed_results": [{"url": url, "error": error} for url, error in failed],
+        "response_time": 0.4,
+        "request_id": "scripted",
+    }
+
+
+def exa_contents(
+    pages: Sequence[tuple[str, str, str]], *, errors: Sequence[tuple[str, str, int]] = ()
+) -> tuple[int, dict[str, Any]]:
+    """An Exa ``/contents`` 200 body: ``pages`` are ``(url, title, text)``, ``errors``
+    ``(url, tag, http_status)`` (a ``statuses`` entry such as ``CRAWL_NOT_FOUND``, 404)."""
+    statuses: list[dict[str, Any]] = [{"id": url, "status": "success"} for url, _, _ in pages]
+    statuses += [
+        {"id": url, "status": "error", "error": {"tag": tag, "httpStatusCode": status}}
+        for url, tag, status in errors
+    ]
+    return 200, {
+        "requestId": "scripted",
+        "results": [
+            {
+                "id": url,
+                "url": url,
+                "title": title,
+                "text": text,
+                "publishedDate": "2024-10-07T00:00:00.000Z",
+                "author": None,
+            }
+            for url, title, text in pages
+        ],
+        "statuses": statuses,
+        "costDollars": {"total": 0.001},
     }
 
 

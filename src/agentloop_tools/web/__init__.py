@@ -10,29 +10,44 @@ False
 
 from agentloop_tools._errors import AgentloopToolsError
 from agentloop_tools.web._hosted_search import native_web_search
+from agentloop_tools.web._standalone import (
+    FetchedPage,
+    FetchResult,
+    SearchResult,
+    fetch,
+    search,
+)
 from agentloop_tools.web._tool_errors import FatalToolError, ToolFailure
 from agentloop_tools.web.fetch._tool import Resolver, web_fetch
 from agentloop_tools.web.policy._links import Link, links
 from agentloop_tools.web.policy._pages import PageViolation, per_page
 from agentloop_tools.web.policy._policy import DomainPolicy, Violation
+from agentloop_tools.web.search._options import SearchOptions
 from agentloop_tools.web.search._render import SearchHit
-from agentloop_tools.web.search._tool import search_tool, web_search
+from agentloop_tools.web.search._tool import PointInTimeWarning, search_tool, web_search
 from agentloop_tools.web.transcript._evidence import citations, sources
 
 __all__ = [
     "AgentloopToolsError",
     "DomainPolicy",
     "FatalToolError",
+    "FetchResult",
+    "FetchedPage",
     "Link",
     "PageViolation",
+    "PointInTimeWarning",
     "Resolver",
     "SearchHit",
+    "SearchOptions",
+    "SearchResult",
     "ToolFailure",
     "Violation",
     "citations",
+    "fetch",
     "links",
     "native_web_search",
     "per_page",
+    "search",
     "search_tool",
     "sources",
     "web_fetch",

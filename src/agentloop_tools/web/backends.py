@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 from urllib.parse import urlencode
 
+from agentloop_tools.web.fetch._via import ApiPage
+from agentloop_tools.web.search._options import SearchOptions, allowed_hosts, blocked_hosts
 from agentloop_tools.web.search._render import SearchHit
 
 if TYPE_CHECKING:
@@ -27,7 +29,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BACKEND_VARIABLE",
+    "ApiPage",
     "SearchBackend",
+    "SearchOptions",
     "backend_from_env",
     "brave",
     "exa",
@@ -38,6 +42,8 @@ __all__ = [
 ]
 
 BACKEND_VARIABLE = "WEB_SEARCH_BACKEND"
+# The start of the absolute range Brave's freshness gets for as_of.
+BRAVE_EARLIEST = "1970-01-01"
 
 type SafeSearch = Literal["off", "moderate", "strict"]
 type TavilyDepth = Literal["basic", "advanced", "fast", "ultra-fast"]
@@ -60,6 +66,13 @@ class SearchBackend(Protocol):
     - ``max_query_chars: int | None`` [None]: longer queries are refused before sending.
     - ``setup_hint: str`` [""]: what an operator should check when the API rejects
       the credentials (a variable to set, a setting to enable).
+    - ``build_search_request(query, count, policy, options) -> httpx.Request``
+      [None]: used instead of ``build_request`` when present, with the call's
+      :class:`SearchOptions` (the model's domain list, the tool's ``as_of``) to push
+      down. Our code enforces both on the results whatever the backend does.
+    - ``exact_as_of: bool`` [False]: the backend honours ``as_of`` exactly (a frozen
+      crawl, a backdated corpus), so the tool may tell the model its results are
+      bounded. ``SearchBackend.exact_as_of`` is False; a subclass sets it to True.
     """
 
     @property
@@ -74,6 +87,11 @@ class SearchBackend(Protocol):
     def parse(self, payload: Any) -> list[SearchHit]:
         """The hits in a decoded JSON body. Tolerate odd shapes: skip, never raise."""
         ...
+
+
+# Not a protocol member (a backend written before it must still match): a default
+# that subclasses inherit and the engine reads with getattr(..., False).
+setattr(SearchBackend, "exact_as_of", False)  # noqa: B010
 
 
 # --- built-in backends -------------------------------------------------------------
@@ -97,11 +115,19 @@ class BraveBackend:
         return (self.api_key,)
 
     def build_request(self, query: str, count: int, policy: DomainPolicy | None) -> httpx.Request:
+        return self.build_search_request(query, count, policy, SearchOptions())
+
+    def build_search_request(
+        self, query: str, count: int, policy: DomainPolicy | None, options: SearchOptions
+    ) -> httpx.Request:
         import httpx
 
         params: dict[str, str | int] = {"q": query, "count": count, "safesearch": self.safesearch}
         if self.country is not None:
             params["country"] = self.country
+        if options.as_of is not None:
+            # An absolute range (Brave's freshness takes YYYY-MM-DDtoYYYY-MM-DD).
+            params["freshness"] = f"{BRAVE_EARLIEST}to{options.as_of.isoformat()}"
         headers = {"Accept": "application/json", "X-Subscription-Token": self.api_key}
         # One URL parse instead of two (httpx re-parses a URL to merge params).
         return httpx.Request("GET", f"{self.endpoint}?{urlencode(params)}", headers=headers)
@@ -142,6 +168,8 @@ class TavilyBackend:
     depth: TavilyDepth = "basic"
     requests_per_second: float | None = None
     endpoint: str = "https://api.tavily.com/search"
+    # web_fetch(via=tavily(key)) reads pages here.
+    extract_endpoint: str = "https://api.tavily.com/extract"
     name: str = "tavily"
     max_query_chars: int | None = None
     setup_hint: str = "check the Tavily API key (TAVILY_API_KEY) and its plan"
@@ -153,8 +181,15 @@ class TavilyBackend:
         return (self.api_key,)
 
     def build_request(self, query: str, count: int, policy: DomainPolicy | None) -> httpx.Request:
-        body = {"query": query, "search_depth": self.depth, "max_results": count}
-        body |= _push_down(policy, "include_domains", "exclude_domains", self.max_domains)
+        return self.build_search_request(query, count, policy, SearchOptions())
+
+    def build_search_request(
+        self, query: str, count: int, policy: DomainPolicy | None, options: SearchOptions
+    ) -> httpx.Request:
+        body: dict[str, Any] = {"query": query, "search_depth": self.depth, "max_results": count}
+        body |= _push_down(policy, options, "include_domains", "exclude_domains", self.max_domains)
+        if options.as_of is not None:
+            body["end_date"] = options.as_of.isoformat()
         return _post_json(self.endpoint, body, {"Authorization": f"Bearer {self.api_key}"})
 
     def parse(self, payload: Any) -> list[SearchHit]:
@@ -180,6 +215,8 @@ class ExaBackend:
     api_key: str = field(repr=False)
     requests_per_second: float | None = 5.0
     endpoint: str = "https://api.exa.ai/search"
+    # web_fetch(via=exa(key)) reads pages here.
+    contents_endpoint: str = "https://api.exa.ai/contents"
     name: str = "exa"
     max_query_chars: int | None = None
     setup_hint: str = "check the Exa API key (EXA_API_KEY) and its credits"
@@ -190,13 +227,20 @@ class ExaBackend:
         return (self.api_key,)
 
     def build_request(self, query: str, count: int, policy: DomainPolicy | None) -> httpx.Request:
-        body = {
+        return self.build_search_request(query, count, policy, SearchOptions())
+
+    def build_search_request(
+        self, query: str, count: int, policy: DomainPolicy | None, options: SearchOptions
+    ) -> httpx.Request:
+        body: dict[str, Any] = {
             "query": query,
             "type": "auto",
             "numResults": count,
             "contents": {"highlights": {"numSentences": 3, "highlightsPerUrl": 1}},
         }
-        body |= _push_down(policy, "includeDomains", "excludeDomains", self.max_domains)
+        body |= _push_down(policy, options, "includeDomains", "excludeDomains", self.max_domains)
+        if options.as_of is not None:
+            body["endPublishedDate"] = options.as_of.isoformat()
         return _post_json(self.endpoint, body, {"x-api-key": self.api_key})
 
     def parse(self, payload: Any) -> list[SearchHit]:
@@ -544,21 +588,23 @@ def _post_json(endpoint: str, body: dict[str, Any], auth: dict[str, str]) -> htt
 
 
 def _push_down(
-    policy: DomainPolicy | None, include: str, exclude: str, limit: int
+    policy: DomainPolicy | None, options: SearchOptions, include: str, exclude: str, limit: int
 ) -> dict[str, list[str]]:
-    """The policy's hosts as the provider's own filter, when they fit its list limit.
+    """The policy's and the model's hosts as the provider's own filter, when they fit.
 
-    An allowlist is sent whole or not at all (a cut list would hide permitted
-    sites); a blocklist sends its first ``limit`` host-only rules (a path rule
-    would block the whole host). Either way our own filter still checks every hit.
+    An allowlist (the tool's intersected with the model's) is sent whole or not at
+    all (a cut list would hide permitted sites); a blocklist (the tool's and the
+    model's) sends its first ``limit`` host-only rules (a path rule would block the
+    whole host). Either way our own filter still checks every hit.
     """
-    if policy is None:
-        return {}
-    if policy.mode == "allow":
-        hosts = list(dict.fromkeys(domain.split("/", 1)[0] for domain in policy.domains))
-        return {include: hosts} if len(hosts) <= limit else {}
-    hosts = [domain for domain in policy.domains if "/" not in domain][:limit]
-    return {exclude: hosts} if hosts else {}
+    pushed: dict[str, list[str]] = {}
+    hosts = allowed_hosts(policy, options)
+    if hosts and len(hosts) <= limit:
+        pushed[include] = hosts
+    blocked = blocked_hosts(policy, options)[:limit]
+    if blocked:
+        pushed[exclude] = blocked
+    return pushed
 
 
 def _get(value: Any, key: str) -> Any:

@@ -8,28 +8,13 @@ transcript) tell a refusal it should not retry from a failure it may.
 from __future__ import annotations
 
 from agentloop_tools._errors import FetchRefusal
+from agentloop_tools.web._tool_errors import FETCH_CODES
 
 __all__ = ["CODES", "FetchRefusal", "shown"]
 
-# Every code web_fetch can answer with; docs/client-fetch.md has the table.
-CODES = frozenset(
-    {
-        "invalid-url",
-        "unsupported-scheme",
-        "userinfo-not-allowed",
-        "url-too-long",
-        "hostname-too-shallow",
-        "blocked-by-policy",
-        "blocked-address",
-        "disallowed-by-robots",
-        "fetch-error",
-        "timeout",
-        "too-large",
-        "unsupported-content",
-        "no-text",
-        "invalid-start",
-    }
-)
+# Every code web_fetch can answer with (the table is in _tool_errors, and
+# docs/tool-errors.md).
+CODES = FETCH_CODES
 
 
 def shown(value: object, limit: int = 200) -> str:

@@ -42,7 +42,9 @@ from agentloop_tools.web.fetch._record import header, requested_trailer
 from agentloop_tools.web.fetch._robots import RobotsRules, robots_url
 from agentloop_tools.web.fetch._transport import PinnedBackend, pinned_transport
 from agentloop_tools.web.fetch._url_check import check_url
+from agentloop_tools.web.fetch._via import PageApi, page_api, read_through
 from agentloop_tools.web.policy._policy import DomainPolicy, robots_policy
+from agentloop_tools.web.search._describe import fetch_description
 
 type Resolver = Callable[[str], Sequence[str]]
 # What was requested after the URL asked for: ("redirect" | "robots", url), in order.
@@ -111,6 +113,7 @@ def web_fetch(
     allow_private_networks: bool = False,
     http_client: httpx.Client | None = None,
     resolver: Resolver | None = None,
+    via: object = None,
 ) -> ToolSpec:
     """A local agentloop tool that reads a web page: policy first, SSRF-proof, bounded, cached.
 
@@ -129,6 +132,12 @@ def web_fetch(
             proxy). The URL, policy, address and redirect checks still run here; only
             the connection is the client's.
         resolver: host name to IP address strings (default: the system resolver).
+        via: read pages through a search API instead of directly: the same backend
+            object ``web_search`` takes, ``backends.tavily(key)`` (Tavily extract) or
+            ``backends.exa(key)`` (Exa contents). The URL and policy checks run
+            before any request, and the URL the provider read is checked as a
+            redirect hop; ``http_client`` then sends to the provider's API. Not with
+            ``respect_robots`` or ``resolver`` (the provider connects, not us).
 
     Returns:
         An ``agentloop.ToolSpec`` taking ``url`` and ``start``.
@@ -138,8 +147,62 @@ def web_fetch(
             ``user_agent`` that cannot be a header.
         TypeError: an option of the wrong type (``policy``, ``http_client``, ``resolver``).
     """
+    fetcher = build_fetcher(
+        policy=policy,
+        name=name,
+        max_chars=max_chars,
+        max_bytes=max_bytes,
+        timeout=timeout,
+        cache_ttl=cache_ttl,
+        respect_robots=respect_robots,
+        user_agent=user_agent,
+        allow_private_networks=allow_private_networks,
+        http_client=http_client,
+        resolver=resolver,
+        via=via,
+    )
+    description = fetch_description(policy=policy, via=fetcher.via_name)
+
+    def fetch(url: str, start: int | None = None) -> str:
+        return fetcher.fetch(url, start)
+
+    fetch.__doc__ = description
+    # agentloop abandons a call past timeout_seconds but cannot stop its thread; the
+    # fetch stops itself at ``timeout``, so the loop's bound is only a backstop.
+    return tool(_PARAMETERS, name=name, description=description, timeout_seconds=timeout + 15)(
+        fetch
+    )
+
+
+def build_fetcher(
+    *,
+    policy: DomainPolicy | None,
+    name: str,
+    max_chars: int,
+    max_bytes: int,
+    timeout: float,
+    cache_ttl: float,
+    respect_robots: bool,
+    user_agent: str,
+    allow_private_networks: bool,
+    http_client: httpx.Client | None,
+    resolver: Resolver | None,
+    via: object,
+) -> Fetcher:
+    """Every option checked, and the engine ``web_fetch`` (and ``fetch()``) runs on."""
     _check_options(policy, name, user_agent, http_client, resolver)
-    fetcher = Fetcher(
+    api = page_api(via) if via is not None else None
+    if api is not None and respect_robots:
+        raise ValueError(
+            "web_fetch(via=..., respect_robots=True) cannot obey robots.txt: the provider "
+            "reads the page, not us. Leave respect_robots out with via=, or fetch directly."
+        )
+    if api is not None and resolver is not None:
+        raise ValueError(
+            "web_fetch(via=..., resolver=...): the provider resolves and connects, so a "
+            "resolver would never be asked. Leave resolver out with via=."
+        )
+    return Fetcher(
         policy=policy,
         max_chars=_positive_int(max_chars, "max_chars"),
         max_bytes=_positive_int(max_bytes, "max_bytes"),
@@ -151,16 +214,7 @@ def web_fetch(
         http_client=http_client,
         resolver=resolver,
         name=name,
-    )
-
-    def fetch(url: str, start: int | None = None) -> str:
-        return fetcher.fetch(url, start)
-
-    fetch.__doc__ = _DESCRIPTION
-    # agentloop abandons a call past timeout_seconds but cannot stop its thread; the
-    # fetch stops itself at ``timeout``, so the loop's bound is only a backstop.
-    return tool(_PARAMETERS, name=name, description=_DESCRIPTION, timeout_seconds=timeout + 15)(
-        fetch
+        via=api,
     )
 
 
@@ -181,7 +235,12 @@ class Fetcher:
         http_client: httpx.Client | None,
         resolver: Resolver | None,
         name: str = "web_fetch",
+        via: PageApi | None = None,
     ) -> None:
+        self._via = via
+        # The cache is namespaced per way of reading: a page read through one API
+        # is never served as another's (or as a direct read).
+        self._namespace = f"via:{via.name}" if via is not None else "direct"
         self._policy = policy
         self._robots_policy = robots_policy(policy) if policy is not None else None
         self._max_chars = max_chars
@@ -194,7 +253,7 @@ class Fetcher:
         self._resolver = resolver
         self._name = name
         self._lock = threading.Lock()
-        self._pages: TTLCache[tuple[str, int], _Page] | None = (
+        self._pages: TTLCache[tuple[str, str, int], _Page] | None = (
             TTLCache(maxsize=_CACHE_SIZE, ttl=cache_ttl) if cache_ttl > 0 else None
         )
         self._robots: TTLCache[str, RobotsRules] = TTLCache(maxsize=_CACHE_SIZE, ttl=_ROBOTS_TTL)
@@ -207,12 +266,7 @@ class Fetcher:
         """
         requested: Requested = []
         try:
-            offset = _start(start)
-            href = self.check_url(url, hop=None)
-            page = self._cached(href)
-            if page is None:
-                page = self._download(href, requested)
-            return self._render(page, offset)
+            return self._render(self.page(url, start, requested), _start(start))
         except FetchRefusal as refused:
             raise refused.tool_error(requested_trailer(requested)) from None
         except Exception as error:
@@ -226,6 +280,71 @@ class Fetcher:
             )
             raise crash.tool_error(requested_trailer(requested)) from None
 
+    @property
+    def via_name(self) -> str | None:
+        """The page API pages are read through, or None for a direct read."""
+        return self._via.name if self._via is not None else None
+
+    def page(self, url: object, start: object, requested: Requested) -> _Page:
+        """The whole document for one call (from the cache, or read), or a ``FetchRefusal``."""
+        _start(start)
+        href = self.check_url(url, hop=None)
+        page = self._cached(href)
+        if page is None:
+            if self._via is not None:
+                page = self._read_via(self._via, href, requested)
+            else:
+                page = self._download(href, requested)
+        return page
+
+    def _read_via(self, api: PageApi, href: str, requested: Requested) -> _Page:
+        """A page through a search provider's page API: checks before and after."""
+        if not self._allow_private:
+            host = str(parse_url(href, attributes=("hostname",))["hostname"]).strip("[]")
+            literal = parse_address(host)
+            reason = refusal(literal) if literal is not None else None
+            if reason is not None:
+                raise FetchRefusal(
+                    "blocked-address",
+                    f"{href} names {host}, {reason}",
+                    "do not retry; only public sites can be read",
+                )
+        deadline = time.monotonic() + self._timeout
+        got = read_through(
+            api,
+            href,
+            client=self._client,
+            max_chars=self._max_bytes,
+            max_bytes=self._max_bytes,
+            deadline=deadline,
+            timeout=self._timeout,
+        )
+        chain = [href]
+        if got.url is not None:
+            final = check_url(got.url, None, hop=got.url)
+            if final != href:
+                # The provider's final URL is a hop the audit must see, refused or not.
+                requested.append(("redirect", final))
+                chain.append(self.check_url(final, hop=final))
+        text = got.text
+        notes: list[str] = [f"note: read through the {api.name} API"]
+        if len(text) > self._max_bytes:
+            text = text[: self._max_bytes]
+            notes.append(
+                f"note: the page is larger than {self._max_bytes:,} characters; "
+                "only its beginning was read"
+            )
+        if not text.strip() or _needs_javascript(text):
+            raise FetchRefusal(
+                "no-text",
+                f"{chain[-1]} has no readable text through the {api.name} API",
+                "use another source, such as a static or text version of the page",
+            )
+        title = " ".join(got.title.split()) if got.title else None
+        page = _Page(tuple(chain), title, text, tuple(notes))
+        self._remember(page)
+        return page
+
     # Steps 1 and 2 ---------------------------------------------------------------
 
     def check_url(self, url: object, *, hop: str | None) -> str:
@@ -238,7 +357,7 @@ class Fetcher:
         if self._pages is None:
             return None
         with self._lock:
-            page = self._pages.get((href, self._max_bytes))
+            page = self._pages.get((self._namespace, href, self._max_bytes))
         if page is None:
             return None
         # A hit is served only if every hop that produced it passes the policy now,
@@ -250,7 +369,7 @@ class Fetcher:
     def _remember(self, page: _Page) -> None:
         if self._pages is not None:
             with self._lock:
-                self._pages[(page.chain[0], self._max_bytes)] = page
+                self._pages[(self._namespace, page.chain[0], self._max_bytes)] = page
 
     # Steps 3 to 5 ----------------------------------------------------------------
 
@@ -592,6 +711,10 @@ class Fetcher:
         return _Page(chain, extracted.title, text, tuple(notes))
 
     # The result ------------------------------------------------------------------
+
+    def render(self, page: _Page, offset: int) -> str:
+        """The text the model reads for one part of ``page`` (``start=offset``)."""
+        return self._render(page, offset)
 
     def _render(self, page: _Page, offset: int) -> str:
         total = len(page.text)

@@ -21,7 +21,10 @@ import html
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from datetime import date
 from typing import TYPE_CHECKING
+
+from agentloop_tools.web.text._destinations import link_destinations, shown_link
 
 if TYPE_CHECKING:
     from agentloop_tools.web.policy._policy import DomainPolicy
@@ -88,7 +91,13 @@ def clean_text(value: object, limit: int, scrub: Callable[[str], str] | None = N
 
 
 def shown_url(url: object) -> str | None:
-    """The URL as it will be shown, or None when it cannot be shown as a link."""
+    """The URL as it will be shown (and checked), or None when it cannot be shown as a link.
+
+    What would end a markdown link destination early or change it (``(``, ``)``,
+    ``<``, ``>``, ``\\``, an ``&`` that starts an entity) is percent-encoded, so the
+    rendered ``[title](URL)`` links to exactly this string; a host no DNS name can
+    have (``evil.com)`` to a browser) is no link at all.
+    """
     if not isinstance(url, str):
         return None
     url = url.strip()
@@ -96,7 +105,7 @@ def shown_url(url: object) -> str | None:
         return None
     if len(url) <= len("https://") or len(url) > 2048:
         return None
-    return url
+    return shown_link(url)
 
 
 def render_results(
@@ -106,6 +115,12 @@ def render_results(
     unusable: int = 0,
     policy: DomainPolicy | None = None,
     scrub: Callable[[str], str] | None = None,
+    narrowed_out: int = 0,
+    after: int = 0,
+    undated: int = 0,
+    as_of: date | None = None,
+    narrowed: str = "",
+    hint: str = "",
 ) -> str:
     """The text the model reads. ``hits`` must already be filtered by the policy.
 
@@ -113,10 +128,23 @@ def render_results(
     any link in them the policy refuses is replaced with a notice, so the text never
     shows the model a refused URL.
     """
-    lines = [MARKER, _summary(len(hits), withheld, unusable)]
+    summary = _summary(len(hits), withheld, unusable)
+    dropped = []
+    if narrowed_out:
+        dropped.append(f"{_count(narrowed_out, 'result')} outside the call's domain list withheld")
+    if after and as_of is not None:
+        dropped.append(f"{_count(after, 'result')} published after {as_of.isoformat()} dropped")
+    if undated:
+        dropped.append(f"{_count(undated, 'result')} without a publish date dropped")
+    if dropped:
+        summary = summary[:-1] + "; " + "; ".join(dropped) + "."
+    lines = [MARKER, summary]
+    if narrowed:
+        lines.append(narrowed + ".")
     if not hits:
         lines.append(
-            "Try a different query"
+            hint
+            or "Try a different query"
             + (" aimed at sites the domain policy permits." if withheld else ".")
         )
         return "\n".join(lines)
@@ -174,9 +202,17 @@ def _redact(fields: list[str], policy: DomainPolicy | None) -> list[str]:
     if policy is None:
         return fields
     joined = "\n\n".join(fields)
-    spans = sorted(
+    spans = [
         violation.span for violation in policy._audit_text(joined, 0) if violation.span is not None
-    )
+    ]
+    # Link destinations as CommonMark reads them: a link glued to the one before it
+    # ("[a](https://ok/)[b](//evil.com/)") is a link of its own.
+    spans += [
+        (start, end)
+        for start, end, target in link_destinations(joined)
+        if target is not None and not policy.permits(target)
+    ]
+    spans.sort()
     if not spans:
         return fields
     redacted: list[str] = []

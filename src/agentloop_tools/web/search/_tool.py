@@ -14,18 +14,29 @@ import logging
 import re
 import threading
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any, Literal
 
 from agentloop import HostedTool, tool
 from agentloop.tooling import ToolSpec
 
-from agentloop_tools.web._tool_errors import ToolFailure
+from agentloop_tools.web._tool_errors import SEARCH_CODES, ToolFailure
 from agentloop_tools.web.backends import SearchBackend
 from agentloop_tools.web.policy._policy import DomainPolicy
-from agentloop_tools.web.search._render import SearchHit, render_results, shown_url
+from agentloop_tools.web.search._describe import search_description
+from agentloop_tools.web.search._filter import Filtered, filter_hits
+from agentloop_tools.web.search._options import (
+    Narrowing,
+    Undated,
+    allowed_hosts,
+    check_undated,
+    narrowing,
+    parse_as_of,
+)
+from agentloop_tools.web.search._render import SearchHit, render_results
 
 if TYPE_CHECKING:
     # httpx and tenacity are imported when a tool is built, not with agentloop_tools.web:
@@ -62,8 +73,24 @@ PARAMETERS: dict[str, Any] = {
             "type": ["integer", "null"],
             "description": "How many results to return (1 to 20); null for the default.",
         },
+        "allowed_domains": {
+            "type": ["array", "null"],
+            "items": {"type": "string"},
+            "description": (
+                "Only results from these domains (subdomains included), such as "
+                '["python.org"]; null for no narrowing. Not together with blocked_domains.'
+            ),
+        },
+        "blocked_domains": {
+            "type": ["array", "null"],
+            "items": {"type": "string"},
+            "description": (
+                "No results from these domains (subdomains included); null for none. "
+                "Not together with allowed_domains."
+            ),
+        },
     },
-    "required": ["query", "count"],
+    "required": ["query", "count", "allowed_domains", "blocked_domains"],
     "additionalProperties": False,
 }
 
@@ -86,6 +113,9 @@ def web_search(
     on_fatal: OnFatal = "error",
     sleep: Callable[[float], None] | None = None,
     clock: Callable[[], float] | None = None,
+    as_of: date | str | None = None,
+    undated: Undated | None = None,
+    fetch_tool: str | ToolSpec | None = None,
 ) -> ToolSpec:
     """A client-side web search tool for an agentloop agent.
 
@@ -120,10 +150,79 @@ def web_search(
         sleep: waits between attempts and for the rate (default ``time.sleep``); tests
             pass their own.
         clock: a monotonic clock for the rate spacing (default ``time.monotonic``).
+        as_of: a point in time (an ISO date or a ``datetime.date``): pushed down to
+            backends whose API takes an absolute upper bound, and every hit published
+            after it is dropped in our code. A live index filters by the date a page
+            *claims*: no leakage-free guarantee (a ``PointInTimeWarning`` says so),
+            unless the backend sets ``exact_as_of = True``.
+        undated: what happens to hits without a readable date when ``as_of`` is set:
+            ``"drop"`` (the default, the safe reading) or ``"keep"``.
+        fetch_tool: the name of the agent's fetch tool (or the tool itself), so the
+            description tells the model to read the most promising results with it.
 
     Raises:
         TypeError, ValueError: an argument is not accepted; the message names it.
     """
+    fetch_name = _fetch_name(fetch_tool)
+    engine = build_engine(
+        backend,
+        policy=policy,
+        name=name,
+        max_results=max_results,
+        attempts=attempts,
+        backoff_cap=backoff_cap,
+        deadline=deadline,
+        max_bytes=max_bytes,
+        http_client=http_client,
+        on_fatal=on_fatal,
+        sleep=sleep,
+        clock=clock,
+        as_of=as_of,
+        undated=undated,
+        caller="web_search",
+    )
+    description = search_description(
+        policy=policy,
+        fetch_tool=fetch_name,
+        as_of=engine.as_of,
+        exact_as_of=engine.exact_as_of,
+    )
+
+    # query defaults to None so a call without it gets our missing-query error.
+    def search(
+        query: str | None = None,
+        count: int | None = None,
+        allowed_domains: list[str] | None = None,
+        blocked_domains: list[str] | None = None,
+    ) -> str:
+        return engine.search(query, count, allowed_domains, blocked_domains)
+
+    return tool(PARAMETERS, name=name, description=description)(search)
+
+
+class PointInTimeWarning(UserWarning):
+    """``as_of`` on a backend that filters by claimed publish dates: no leakage-free bound."""
+
+
+def build_engine(
+    backend: SearchBackend,
+    *,
+    policy: DomainPolicy | None,
+    name: str,
+    max_results: int,
+    attempts: int,
+    backoff_cap: float,
+    deadline: float,
+    max_bytes: int,
+    http_client: httpx.Client | None,
+    on_fatal: OnFatal,
+    sleep: Callable[[float], None] | None,
+    clock: Callable[[], float] | None,
+    as_of: object,
+    undated: object,
+    caller: str,
+) -> _SearchEngine:
+    """Every option checked, and the engine the tool (or ``search()``) runs on."""
     if not isinstance(backend, SearchBackend):
         raise TypeError(
             f"web_search(backend={backend!r}) needs a search backend (name, build_request, "
@@ -172,7 +271,21 @@ def web_search(
     for label, function in (("sleep", sleep), ("clock", clock)):
         if function is not None and not callable(function):
             raise TypeError(f"web_search({label}={function!r}) needs a callable.")
-    engine = _SearchEngine(
+    point = parse_as_of(as_of, caller=caller)
+    kept: Undated = check_undated(undated, point, caller=caller)
+    exact = getattr(backend, "exact_as_of", False) is True
+    if point is not None and not exact:
+        # Python's default filter shows it once per place; pytest.warns sees each.
+        warnings.warn(
+            f"{caller}(as_of={point.isoformat()!r}) on {backend.name}: a live index filters "
+            "by the publish date a page claims, so this is no leakage-free guarantee (pages "
+            "updated later keep their old date). Hits dated after it are dropped in our code; "
+            "only a backend with exact_as_of = True (a frozen corpus) can promise 'nothing "
+            "after'. The model is not told the results are bounded.",
+            PointInTimeWarning,
+            stacklevel=3,
+        )
+    return _SearchEngine(
         backend,
         policy=policy,
         name=name,
@@ -185,19 +298,22 @@ def web_search(
         on_fatal=on_fatal,
         sleep=sleep,
         clock=clock or _monotonic,
+        as_of=point,
+        undated=kept,
+        exact_as_of=exact,
     )
-    description = (
-        "Search the web and get a list of result links with short extracts. "
-        "Use it for facts you do not know or that may have changed; cite the URLs you use."
-    )
-    if policy is not None:
-        description += " Results from sites outside the domain policy are withheld."
 
-    # query defaults to None so a call without it gets our missing-query error.
-    def search(query: str | None = None, count: int | None = None) -> str:
-        return engine.search(query, count)
 
-    return tool(PARAMETERS, name=name, description=description)(search)
+def _fetch_name(fetch_tool: object) -> str | None:
+    if fetch_tool is None:
+        return None
+    name = fetch_tool.name if isinstance(fetch_tool, ToolSpec) else fetch_tool
+    if not isinstance(name, str) or not _TOOL_NAME.fullmatch(name):
+        raise ValueError(
+            f"web_search(fetch_tool={fetch_tool!r}) is not accepted; pass the fetch tool's "
+            "name (such as 'web_fetch') or the tool itself."
+        )
+    return name
 
 
 def search_tool(
@@ -325,8 +441,14 @@ class _SearchEngine:
         on_fatal: OnFatal,
         sleep: Callable[[float], None] | None,
         clock: Callable[[], float],
+        as_of: date | None = None,
+        undated: Undated = "drop",
+        exact_as_of: bool = False,
     ) -> None:
         self.backend = backend
+        self.as_of = as_of
+        self.undated: Undated = undated
+        self.exact_as_of = exact_as_of
         self.policy = policy
         self.name = name
         self.max_results = max_results
@@ -365,16 +487,28 @@ class _SearchEngine:
 
     # The handler. Everything the model can cause ends as a ToolError (or the fatal
     # BaseException); an unexpected bug is left to agentloop, which logs it.
-    def search(self, query: object, count: object) -> str:
-        failure = self._run(query, count)
-        if isinstance(failure, str):
-            return self._scrub(failure)
-        failure = ToolFailure(failure.code, self._scrub(failure.message), failure.remedy)
-        if failure.code in _FATAL and self.on_fatal == "raise":
-            raise failure.fatal(self.name)
-        raise failure.tool_error()
+    def search(
+        self, query: object, count: object, allowed: object = None, blocked: object = None
+    ) -> str:
+        answer = self.answer(query, count, allowed, blocked)
+        if isinstance(answer, Answer):
+            return answer.text
+        if answer.code in _FATAL and self.on_fatal == "raise":
+            raise answer.fatal(self.name)
+        raise answer.tool_error()
 
-    def _run(self, query: object, count: object) -> str | ToolFailure:
+    def answer(
+        self, query: object, count: object, allowed: object = None, blocked: object = None
+    ) -> Answer | ToolFailure:
+        """One call's outcome: the text and hits shown, or the failure (secrets masked)."""
+        answer = self._run(query, count, allowed, blocked)
+        if isinstance(answer, Answer):
+            return Answer(self._scrub(answer.text), answer.hits)
+        return ToolFailure(answer.code, self._scrub(answer.message), answer.remedy)
+
+    def _run(
+        self, query: object, count: object, allowed: object, blocked: object
+    ) -> Answer | ToolFailure:
         with self._fatal_lock:
             if self._fatal is not None:
                 return self._fatal
@@ -396,8 +530,30 @@ class _SearchEngine:
                 "shorten the query to a few key words and drop search operators",
             )
         wanted = self._count(count)
+        narrowed = narrowing(allowed, blocked, self.as_of)
+        if isinstance(narrowed, ToolFailure):
+            return narrowed
+        if (
+            narrowed.options.allowed_domains is not None
+            and allowed_hosts(self.policy, narrowed.options) == []
+        ):
+            # Nothing the model named is inside the tool's allowlist: no request.
+            return Answer(
+                render_results(
+                    [],
+                    policy=self.policy,
+                    narrowed=narrowed.describe(),
+                    hint="None of the allowed_domains given is permitted by the domain "
+                    "policy; search again without them or with permitted sites.",
+                ),
+                (),
+            )
         try:
-            request = self.backend.build_request(text, wanted, self.policy)
+            build = getattr(self.backend, "build_search_request", None)
+            if callable(build):
+                request = build(text, wanted, self.policy, narrowed.options)
+            else:
+                request = self.backend.build_request(text, wanted, self.policy)
         except Exception as exc:  # a user's backend: report it, never a traceback to the model
             logger.exception("search backend %s could not build a request", self.backend.name)
             return ToolFailure(
@@ -407,7 +563,7 @@ class _SearchEngine:
                 "stop calling this tool for the rest of this turn and answer without it",
             )
         outcome, made = self._send(request)
-        return self._read(outcome, wanted, made)
+        return self._read(outcome, wanted, made, narrowed)
 
     def _count(self, count: object) -> int:
         if count is None or isinstance(count, bool):
@@ -499,7 +655,9 @@ class _SearchEngine:
             return None
         return code if code in _CODES else None
 
-    def _read(self, outcome: _Outcome, wanted: int, made: int) -> str | ToolFailure:
+    def _read(
+        self, outcome: _Outcome, wanted: int, made: int, narrowed: Narrowing
+    ) -> Answer | ToolFailure:
         from agentloop_tools._errors import ResponseTooLarge
 
         backend = self.backend.name
@@ -529,12 +687,12 @@ class _SearchEngine:
                     f"{backend} sent an unparseable response (HTTP {status})",
                     "stop calling this tool for the rest of this turn and answer without it",
                 )
-            return self._render(payload, wanted)
+            return self._render(payload, wanted, narrowed)
         if code is None:
             code = _code_for(status)
         return self._failure(code, status, response, made)
 
-    def _render(self, payload: Any, wanted: int) -> str | ToolFailure:
+    def _render(self, payload: Any, wanted: int, narrowed: Narrowing) -> Answer | ToolFailure:
         try:
             hits = list(self.backend.parse(payload))
         except Exception as exc:  # a user's backend: report it, never a traceback to the model
@@ -544,7 +702,16 @@ class _SearchEngine:
                 f"the {self.backend.name} response could not be read ({type(exc).__name__})",
                 "stop calling this tool for the rest of this turn and answer without it",
             )
-        return filter_and_render(hits, wanted, self.policy, scrub=self._scrub)
+        filtered = filter_hits(
+            hits,
+            wanted,
+            self.policy,
+            narrowing=narrowed.policy,
+            as_of=self.as_of,
+            undated=self.undated,
+        )
+        text = render_filtered(filtered, self.policy, narrowed, self.as_of, scrub=self._scrub)
+        return Answer(text, filtered.shown)
 
     def _failure(self, code: str, status: int, response: httpx.Response, made: int) -> ToolFailure:
         backend = self.backend.name
@@ -607,6 +774,14 @@ class _SearchEngine:
         return text
 
 
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """One successful call: the text the model reads and the hits it shows."""
+
+    text: str
+    hits: tuple[SearchHit, ...]
+
+
 def filter_and_render(
     hits: list[SearchHit],
     wanted: int,
@@ -618,29 +793,30 @@ def filter_and_render(
 
     ``scrub`` masks the backend's secrets in every text before it is cut.
     """
-    shown: list[SearchHit] = []
-    seen: set[str] = set()
-    withheld = unusable = 0
-    for hit in hits:
-        if len(shown) >= wanted:
-            break
-        if not isinstance(hit, SearchHit):
-            unusable += 1
-            continue
-        url = shown_url(hit.url)
-        if url is None:
-            unusable += 1
-            continue
-        if url in seen:
-            continue
-        if policy is not None and not policy.permits(url):
-            withheld += 1
-            continue
-        seen.add(url)
-        shown.append(
-            hit if url == hit.url else SearchHit(hit.title, url, hit.snippet, hit.published)
-        )
-    return render_results(shown, withheld=withheld, unusable=unusable, policy=policy, scrub=scrub)
+    filtered = filter_hits(hits, wanted, policy)
+    return render_filtered(filtered, policy, None, None, scrub=scrub)
+
+
+def render_filtered(
+    filtered: Filtered,
+    policy: DomainPolicy | None,
+    narrowed: Narrowing | None,
+    as_of: date | None,
+    *,
+    scrub: Callable[[str], str] | None = None,
+) -> str:
+    return render_results(
+        filtered.shown,
+        withheld=filtered.withheld,
+        unusable=filtered.unusable,
+        narrowed_out=filtered.narrowed_out,
+        after=filtered.after,
+        undated=filtered.undated,
+        as_of=as_of,
+        policy=policy,
+        narrowed=narrowed.describe() if narrowed is not None else "",
+        scrub=scrub,
+    )
 
 
 # --- helpers -----------------------------------------------------------------------
@@ -649,6 +825,8 @@ _FATAL = frozenset({"not-configured", "quota-exceeded"})
 _CODES = frozenset(
     {"not-configured", "quota-exceeded", "query-rejected", "search-failed", "rate-limited"}
 )
+# Every code web_search can answer with (the table is in _tool_errors).
+CODES = SEARCH_CODES
 _UNPARSEABLE: Any = object()
 
 
