@@ -18,8 +18,8 @@ from collections.abc import Callable
 import httpx
 
 from agentloop_tools.web import DomainPolicy
-from agentloop_tools.web.fetch._extract import extract_html
-from agentloop_tools.web.fetch._tool import Fetcher
+from agentloop_tools.web._fetch._extract import extract_html
+from agentloop_tools.web._fetch._tool import Fetcher
 
 WORDS = [
     "the",

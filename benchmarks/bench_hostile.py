@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agentloop_tools._errors import ExtractionError
-from agentloop_tools.web.fetch._extract import _title, extract_pdf
+from agentloop_tools.web._fetch._extract import _title, extract_pdf
 
 # The hostile PDFs are built by the tests' own builders.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))

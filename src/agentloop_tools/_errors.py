@@ -128,7 +128,7 @@ class ToolFailure:
 class FetchRefusal(AgentloopToolsError):
     """One soft ``web_fetch`` error on its way to the model (becomes a ``ToolError``).
 
-    Its code is one of ``web.fetch._codes.CODES`` (a test checks every raise site).
+    Its code is one of ``web._fetch._codes.CODES`` (a test checks every raise site).
 
     Attributes:
         failure: the code, message and remedy.

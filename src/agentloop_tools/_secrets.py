@@ -35,7 +35,7 @@ from agentloop_tools._providers import PROVIDER_SECRET_VARIABLES, SEARCH_KEY_VAR
 # agentloop's credential variables and the search backends' keys (_providers' tables).
 CREDENTIAL_VARIABLES = (*PROVIDER_SECRET_VARIABLES, *SEARCH_KEY_VARIABLES)
 # Headers that carry credentials or identify the account, in requests or responses.
-# Recording keeps only an allowlist of headers (cassettes.hygiene._scrub), so this list is
+# Recording keeps only an allowlist of headers (cassettes._hygiene._scrub), so this list is
 # what ``scan`` reports by name; any other header is judged by its value.
 CREDENTIAL_HEADERS = frozenset(
     {

@@ -14,7 +14,7 @@ from agentloop.transcript import TextPart, ToolCallPart, ToolResultPart
 from agentloop_tools.cassettes import read_cassette
 from agentloop_tools.testing import anthropic_message, anthropic_text, chat_completion
 from agentloop_tools.web import DomainPolicy, SearchHit, sources
-from agentloop_tools.web.search._render import render_results
+from agentloop_tools.web._search._render import render_results
 
 REPO = Path(__file__).parents[2]
 EXAMPLES = REPO / "cassettes" / "examples"

@@ -22,9 +22,9 @@ from agentloop.transcript import Message, TextPart, ToolCallPart, ToolResultPart
 from agentloop_tools import cli
 from agentloop_tools._errors import UsageProblem
 from agentloop_tools._visible import visible, xml_text
-from agentloop_tools.cassettes.reading._sse import events
+from agentloop_tools.cassettes._reading._sse import events
 from agentloop_tools.testing import EvidenceAssertionError, assert_no_violations
-from agentloop_tools.web.fetch._record import header
+from agentloop_tools.web._fetch._record import header
 
 HOSTILE = "https://evil.example/\x1b]0;pwned\x07\x1b[2J\x9b31m\u202egnp.exe"
 SHOWN = "https://evil.example/\\x1b]0;pwned\\x07\\x1b[2J\\x9b31m\\u202egnp.exe"
@@ -157,7 +157,7 @@ def test_the_html_report_escapes_control_characters_and_the_json_keeps_them(
 ) -> None:
     from agentloop import Transcript
 
-    from agentloop_tools.report._records import test_record, write_html, write_json
+    from agentloop_tools._report._records import test_record, write_html, write_json
     from agentloop_tools.web import DomainPolicy
 
     transcript = Transcript()

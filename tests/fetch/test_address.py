@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentloop_tools.web.domains._address import parse_address, refusal
+from agentloop_tools.web._domains._address import parse_address, refusal
 
 
 @pytest.mark.parametrize(

@@ -65,7 +65,7 @@ def test_html_gives_title_final_url_and_main_text_without_scripts_or_navigation(
 def test_the_basic_reader_also_drops_scripts_and_navigation(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from agentloop_tools.web.fetch import _extract
+    from agentloop_tools.web._fetch import _extract
 
     monkeypatch.setattr(_extract, "_has", lambda module: False)
     recorder = Recorder(lambda request: html_page(ARTICLE))
@@ -79,7 +79,7 @@ def test_the_basic_reader_also_drops_scripts_and_navigation(
 
 
 def test_without_the_extra_a_pdf_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
-    from agentloop_tools.web.fetch import _extract
+    from agentloop_tools.web._fetch import _extract
 
     monkeypatch.setattr(_extract, "_has", lambda module: False)
     recorder = Recorder(
@@ -358,7 +358,7 @@ SMALL = (
 def test_a_short_page_loses_its_chrome_with_every_reader(
     installed: set[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agentloop_tools.web.fetch import _extract
+    from agentloop_tools.web._fetch import _extract
 
     monkeypatch.setattr(_extract, "_has", lambda module: module in installed)
     recorder = Recorder(lambda request: html_page(SMALL, title="Short"))

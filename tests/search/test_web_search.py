@@ -558,7 +558,7 @@ def test_a_replay_harness_can_skip_the_waits_by_replacing_time(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The hook the pytest plugin uses in replay, as it does for agentloop.retry."""
-    from agentloop_tools.web.search import _tool as _client_search
+    from agentloop_tools.web._search import _tool as _client_search
 
     waits: list[float] = []
 

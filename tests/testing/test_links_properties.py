@@ -7,7 +7,7 @@ from hypothesis import given
 
 from agentloop_tools.testing.strategies import answers
 from agentloop_tools.web import DomainPolicy, links
-from agentloop_tools.web.text._commands import command_targets
+from agentloop_tools.web._text._commands import command_targets
 
 POLICY = DomainPolicy.allow(["python.org", "docs.example.com/guide"])
 

@@ -14,9 +14,9 @@ import pytest
 from agentloop import Transcript
 from agentloop.transcript import to_jsonl
 
+from agentloop_tools._report import _records as _report
+from agentloop_tools._report._entries import page_entries, violation_entry
 from agentloop_tools.cli import main
-from agentloop_tools.report import _records as _report
-from agentloop_tools.report._entries import page_entries, violation_entry
 from agentloop_tools.testing import (
     AgentloopEvidence,
     EvidenceAssertionError,

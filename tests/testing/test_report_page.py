@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agentloop_tools.report import _answer_html
-from agentloop_tools.report import _records as _report
+from agentloop_tools._report import _answer_html
+from agentloop_tools._report import _records as _report
 from agentloop_tools.web import DomainPolicy
 from tests.testing.client_agent import research
 

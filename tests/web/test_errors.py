@@ -16,11 +16,11 @@ from agentloop_tools import AgentloopToolsError, _errors
 from agentloop_tools.cassettes import CassetteSecretError, InputError, StreamError
 from agentloop_tools.testing import EvidenceAssertionError
 from agentloop_tools.web import FatalToolError, ToolFailure
-from agentloop_tools.web.fetch._codes import CODES
+from agentloop_tools.web._fetch._codes import CODES
 
 SOURCE = Path(agentloop_tools.__file__).parent
 # The one class outside _errors.py: it must be an httpx timeout for httpx's own handling.
-OUTSIDE = {("web/search/_http.py", "Overtime")}
+OUTSIDE = {("web/_search/_http.py", "Overtime")}
 
 
 def _exception_classes() -> list[tuple[str, str, list[str]]]:

@@ -17,8 +17,8 @@ import httpx
 import pytest
 
 from agentloop_tools.web import DomainPolicy, web_fetch
-from agentloop_tools.web.fetch import _extract
-from agentloop_tools.web.fetch._record import reached
+from agentloop_tools.web._fetch import _extract
+from agentloop_tools.web._fetch._record import reached
 from tests.fetch.helpers import (
     Recorder,
     converse,
@@ -442,7 +442,7 @@ def test_the_address_table_agrees_on_every_installed_python() -> None:
     import subprocess
     from ipaddress import ip_address
 
-    from agentloop_tools.web.domains import _address
+    from agentloop_tools.web._domains import _address
 
     pythons = _other_pythons()
     if not pythons:

@@ -18,8 +18,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from agentloop_tools.web import DomainPolicy
-from agentloop_tools.web.text._finder import tokens
-from agentloop_tools.web.text._prefilter import RuleFinder
+from agentloop_tools.web._text._finder import tokens
+from agentloop_tools.web._text._prefilter import RuleFinder
 
 FRAGMENTS = st.sampled_from(
     [
@@ -159,8 +159,8 @@ def test_no_character_substrings_speak_for_becomes_part_of_an_ascii_host() -> No
     """The CJK characters ruled on never turn into ASCII host characters nor vanish."""
     import unicodedata
 
-    from agentloop_tools.web.text._finder import has_deleted
-    from agentloop_tools.web.text._prefilter import _CJK_RULED, _DOTS
+    from agentloop_tools.web._text._finder import has_deleted
+    from agentloop_tools.web._text._prefilter import _CJK_RULED, _DOTS
 
     ruled = re.compile(f"[{_CJK_RULED}]")
     host_char = re.compile(r"[A-Za-z0-9_.\-]")

@@ -8,8 +8,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from agentloop_tools.web import DomainPolicy
-from agentloop_tools.web.domains._rules import parse_rule
-from agentloop_tools.web.domains._url import locate, parse, quick_host
+from agentloop_tools.web._domains._rules import parse_rule
+from agentloop_tools.web._domains._url import locate, parse, quick_host
 
 LABEL = st.from_regex(r"[a-z][a-z0-9]{0,8}(?:-[a-z0-9]{1,4})?", fullmatch=True)
 TLD = st.sampled_from(["com", "org", "net", "io", "de", "jp", "co.uk", "example"])

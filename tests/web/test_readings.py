@@ -16,8 +16,8 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from agentloop_tools.web import DomainPolicy, per_page, sources
-from agentloop_tools.web.domains._url import locate
-from agentloop_tools.web.text._markup import decode, layout
+from agentloop_tools.web._domains._url import locate
+from agentloop_tools.web._text._markup import decode, layout
 
 ALLOW = DomainPolicy.allow(["good.example"])
 BLOCK = DomainPolicy.block(["evil.example"])

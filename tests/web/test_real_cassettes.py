@@ -26,7 +26,7 @@ from agentloop.transcript import TextPart
 from agentloop_tools.cassettes import Reader, read_cassette
 from agentloop_tools.testing import AgentloopEvidence
 from agentloop_tools.web import DomainPolicy, Violation, citations, sources
-from agentloop_tools.web.domains._url import locate
+from agentloop_tools.web._domains._url import locate
 
 FOLDER = Path(
     os.environ.get("AGENTLOOP_TOOLS_REAL_CASSETTES")

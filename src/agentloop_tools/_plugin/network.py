@@ -115,7 +115,7 @@ def skip_backoff(request: pytest.FixtureRequest) -> None:
     """Replay answers at once: no wait in agentloop's retries nor in web_search's."""
     import agentloop.retry
 
-    import agentloop_tools.web.search._tool as search
+    import agentloop_tools.web._search._tool as search
 
     # Set and undone here, not through the monkeypatch fixture: a fixture set-up per
     # replayed test costs more than the swap itself.

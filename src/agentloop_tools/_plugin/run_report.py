@@ -80,7 +80,7 @@ class RunReport:
         html_path = self.config.getoption(HTML_REPORT_OPTION.dest)
         if not json_path and not html_path:
             return
-        from agentloop_tools.report import _records as _report
+        from agentloop_tools._report import _records as _report
 
         if json_path:
             _report.write_json(json_path, self.records)
@@ -119,8 +119,8 @@ def record_of(
         record: dict[str, Any] = {"test": item.nodeid, "outcome": outcome_label(report)}
     else:
         from agentloop_tools._plugin.cassette import describe
-        from agentloop_tools.report import _records as _report
-        from agentloop_tools.report._entries import failure_entry
+        from agentloop_tools._report import _records as _report
+        from agentloop_tools._report._entries import failure_entry
 
         crash = getattr(report.longrepr, "reprcrash", None)
         failure = failure_entry(
@@ -148,7 +148,7 @@ def not_audited_property(item: pytest.Item) -> tuple[str, object]:
 
 
 def teardown_property(item: pytest.Item, report: pytest.TestReport) -> tuple[str, object]:
-    from agentloop_tools.report._entries import failure_entry
+    from agentloop_tools._report._entries import failure_entry
 
     crash = getattr(report.longrepr, "reprcrash", None)
     failure = failure_entry("failed", report.longreprtext, getattr(crash, "message", None))

@@ -7,6 +7,9 @@ dependency; the core (``agentloop_tools.web``) never imports this package.
 
 from agentloop_tools._errors import CassetteSecretError, InputError, StreamError
 from agentloop_tools.cassettes import _format as serializer
+from agentloop_tools.cassettes._hygiene._guard import GuardedPersister, guard_recording, refusal_of
+from agentloop_tools.cassettes._hygiene._leaks import Leak, cassette_leaks, find_leaks
+from agentloop_tools.cassettes._hygiene._scrub import Scrubber
 from agentloop_tools.cassettes._matching import (
     DEFAULT_VOLATILE_FIELDS,
     BodyMatcher,
@@ -14,17 +17,14 @@ from agentloop_tools.cassettes._matching import (
     describe_difference,
     summary,
 )
-from agentloop_tools.cassettes.hygiene._guard import GuardedPersister, guard_recording, refusal_of
-from agentloop_tools.cassettes.hygiene._leaks import Leak, cassette_leaks, find_leaks
-from agentloop_tools.cassettes.hygiene._scrub import Scrubber
-from agentloop_tools.cassettes.reading._reader import (
+from agentloop_tools.cassettes._reading._reader import (
     Problem,
     Reader,
     Reading,
     read_cassette,
     read_transcript_file,
 )
-from agentloop_tools.cassettes.reading._sse import rebuild
+from agentloop_tools.cassettes._reading._sse import rebuild
 
 __all__ = [
     "DEFAULT_VOLATILE_FIELDS",

@@ -20,9 +20,9 @@ import yaml
 
 from agentloop_tools._errors import CassetteSecretError
 from agentloop_tools._secrets import Detector
+from agentloop_tools.cassettes._hygiene._guard import check_cassette, refusal_message
+from agentloop_tools.cassettes._hygiene._leaks import Leak
 from agentloop_tools.cassettes._load import check_depth, load_yaml
-from agentloop_tools.cassettes.hygiene._guard import check_cassette, refusal_message
-from agentloop_tools.cassettes.hygiene._leaks import Leak
 
 try:  # libyaml is several times faster; replay reads a cassette per test.
     from yaml import CSafeDumper as _BaseDumper

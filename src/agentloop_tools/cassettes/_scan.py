@@ -22,8 +22,8 @@ from agentloop_tools._secrets import (
     REDACTED,
     Detector,
 )
+from agentloop_tools.cassettes._hygiene._leaks import decode_bytes, find_leaks
 from agentloop_tools.cassettes._load import decode_text, load_json, load_yaml, read_bytes
-from agentloop_tools.cassettes.hygiene._leaks import decode_bytes, find_leaks
 
 STRUCTURED_SUFFIXES = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".har": "json"}
 _ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|([nrtbf0\"'/\\ ]))")

@@ -257,8 +257,8 @@ def _audit(args: argparse.Namespace) -> int:
     policy, origin = _policy(args)
     found = _collect(args.paths, INPUT_SUFFIXES, hint_domains=bool(args.allow or args.block))
     _require_something(found, args.paths, "audit")
+    from agentloop_tools._report._entries import violation_entry
     from agentloop_tools.cassettes import Reader
-    from agentloop_tools.report._entries import violation_entry
 
     reader = Reader()
     audits: list[FileAudit] = [
@@ -457,7 +457,7 @@ def _evidence(args: argparse.Namespace) -> int:
 
 
 def _evidence_of(reader: Any, path: Path) -> dict[str, Any]:
-    from agentloop_tools.report._entries import source_entries
+    from agentloop_tools._report._entries import source_entries
     from agentloop_tools.web import citations
 
     reading = reader.read(path)
@@ -501,7 +501,7 @@ def _evidence_of(reader: Any, path: Path) -> dict[str, Any]:
 
 def _evidence_html(args: argparse.Namespace, reader: Any, found: Found) -> int:
     """The evidence page the pytest plugin writes (--agentloop-report-html), per file."""
-    from agentloop_tools.report import _records as _report
+    from agentloop_tools._report import _records as _report
 
     policy, origin = _policy(args) if args.allow or args.block or args.policy else _project()
     records: list[dict[str, Any]] = []
@@ -601,7 +601,7 @@ def _evidence_json(files: list[dict[str, Any]], out: TextIO) -> None:
 
 
 def _evidence_table(files: list[dict[str, Any]], out: TextIO) -> None:
-    from agentloop_tools.report._entries import also_written
+    from agentloop_tools._report._entries import also_written
 
     for file in files:
         out.write(f"{visible(str(file['path']))}\n")

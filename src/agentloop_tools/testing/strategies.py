@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from agentloop import Transcript
 
     from agentloop_tools.web import DomainPolicy
-    from agentloop_tools.web.domains._rules import Rule
+    from agentloop_tools.web._domains._rules import Rule
 
 __all__ = ["answers", "transcripts", "urls"]
 
@@ -53,7 +53,7 @@ _FULL_WIDTH = {c: chr(ord(c) - 0x21 + 0xFF01) for c in string.ascii_lowercase + 
 
 
 def _rules(policy: DomainPolicy) -> tuple[Rule, ...]:
-    from agentloop_tools.web.domains._rules import parse_rules
+    from agentloop_tools.web._domains._rules import parse_rules
 
     return parse_rules(policy.domains, argument="domains")
 
@@ -372,7 +372,7 @@ def _transcript(sources: list[str], cited: list[str], fetched: list[str], text: 
         ToolResultPart,
     )
 
-    from agentloop_tools.web.fetch._record import header
+    from agentloop_tools.web._fetch._record import header
 
     transcript = Transcript()
     transcript.add_user_message("What do the docs say?")

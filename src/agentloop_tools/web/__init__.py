@@ -9,7 +9,14 @@ False
 """
 
 from agentloop_tools._errors import AgentloopToolsError
+from agentloop_tools.web._fetch._tool import Resolver, web_fetch
 from agentloop_tools.web._hosted_search import native_web_search
+from agentloop_tools.web._policy._links import Link, links
+from agentloop_tools.web._policy._pages import PageViolation, per_page
+from agentloop_tools.web._policy._policy import DomainPolicy, Violation
+from agentloop_tools.web._search._options import SearchOptions
+from agentloop_tools.web._search._render import SearchHit
+from agentloop_tools.web._search._tool import PointInTimeWarning, search_tool, web_search
 from agentloop_tools.web._standalone import (
     FetchedPage,
     FetchResult,
@@ -18,14 +25,7 @@ from agentloop_tools.web._standalone import (
     search,
 )
 from agentloop_tools.web._tool_errors import FatalToolError, ToolFailure
-from agentloop_tools.web.fetch._tool import Resolver, web_fetch
-from agentloop_tools.web.policy._links import Link, links
-from agentloop_tools.web.policy._pages import PageViolation, per_page
-from agentloop_tools.web.policy._policy import DomainPolicy, Violation
-from agentloop_tools.web.search._options import SearchOptions
-from agentloop_tools.web.search._render import SearchHit
-from agentloop_tools.web.search._tool import PointInTimeWarning, search_tool, web_search
-from agentloop_tools.web.transcript._evidence import citations, sources
+from agentloop_tools.web._transcript._evidence import citations, sources
 
 __all__ = [
     "AgentloopToolsError",

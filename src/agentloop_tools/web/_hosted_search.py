@@ -7,7 +7,7 @@ from typing import Any, Never
 
 from agentloop import HostedTool
 
-from agentloop_tools.web.domains._rules import parse_rules
+from agentloop_tools.web._domains._rules import parse_rules
 
 CONTEXT_SIZES = ("low", "medium", "high")
 _UNSET: tuple[str, ...] = ()

@@ -14,15 +14,15 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING
 
-from agentloop_tools.web.policy._policy import DomainPolicy
-from agentloop_tools.web.search._options import Undated
-from agentloop_tools.web.search._render import SearchHit
+from agentloop_tools.web._policy._policy import DomainPolicy
+from agentloop_tools.web._search._options import Undated
+from agentloop_tools.web._search._render import SearchHit
 
 if TYPE_CHECKING:
     import httpx
 
+    from agentloop_tools.web._fetch._tool import Resolver
     from agentloop_tools.web.backends import SearchBackend
-    from agentloop_tools.web.fetch._tool import Resolver
 
 logger = logging.getLogger("agentloop_tools.web")
 
@@ -123,7 +123,7 @@ def search(
     Raises:
         TypeError, ValueError: an option is not accepted (as ``web_search`` raises).
     """
-    from agentloop_tools.web.search._tool import Answer, build_engine
+    from agentloop_tools.web._search._tool import Answer, build_engine
 
     engine = build_engine(
         backend,
@@ -183,9 +183,9 @@ def fetch(
     Raises:
         TypeError, ValueError: an option is not accepted (as ``web_fetch`` raises).
     """
-    from agentloop_tools.web.fetch._codes import FetchRefusal
-    from agentloop_tools.web.fetch._record import requested_trailer
-    from agentloop_tools.web.fetch._tool import (
+    from agentloop_tools.web._fetch._codes import FetchRefusal
+    from agentloop_tools.web._fetch._record import requested_trailer
+    from agentloop_tools.web._fetch._tool import (
         DEFAULT_USER_AGENT,
         Requested,
         _positive_int,

@@ -17,15 +17,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 from urllib.parse import urlencode
 
-from agentloop_tools.web.fetch._via import ApiPage
-from agentloop_tools.web.search._options import SearchOptions, allowed_hosts, blocked_hosts
-from agentloop_tools.web.search._render import SearchHit
+from agentloop_tools.web._fetch._via import ApiPage
+from agentloop_tools.web._search._options import SearchOptions, allowed_hosts, blocked_hosts
+from agentloop_tools.web._search._render import SearchHit
 
 if TYPE_CHECKING:
     # httpx is imported when a request is built, not with agentloop_tools.web.
     import httpx
 
-    from agentloop_tools.web.policy._policy import DomainPolicy
+    from agentloop_tools.web._policy._policy import DomainPolicy
 
 __all__ = [
     "BACKEND_VARIABLE",

@@ -1,0 +1,166 @@
+"""One evidence record: the shape every report, the command line and the demo write.
+
+A violation is worded once (``Violation.verdict``); a page reached under several URLs
+(OpenAI cites ``...?utm_source=openai`` beside the plain URL its search returned) is one
+entry that keeps every URL as written; a failed test says why it failed in one of a
+few kinds a reviewer can sort by.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from agentloop import Transcript
+from agentloop.transcript import Message, TextPart
+
+from agentloop_tools.web import Violation, per_page, sources
+from agentloop_tools.web._policy._pages import page_key
+from agentloop_tools.web._policy._verdict import verdict
+from agentloop_tools.web._transcript._evidence import messages_of
+
+type Messages = Transcript | Sequence[Message]
+
+# Why a test failed, most specific first: the first kind whose phrase is in the
+# failure's text wins. The phrases are the plugin's and the helpers' own messages;
+# tests/plugin/test_reports.py runs each failure for real, so a reworded message
+# that no longer matches fails there rather than being reported as an assertion.
+FAILURE_KINDS: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    (
+        "secret",
+        ("refused to write", "would send a placeholder key"),
+        "a credential would have been written to the cassette or sent to the provider",
+    ),
+    (
+        "stale-cassette",
+        ("this request is not in the cassette",),
+        "the agent's request is not in the cassette: the cassette is stale",
+    ),
+    (
+        "missing-cassette",
+        ("no cassette for this test at", "has no cassette, so it would call"),
+        "there is no cassette to replay",
+    ),
+    (
+        "unused-interactions",
+        ("recorded interaction(s) unused",),
+        "the test left recorded interactions unused: the cassette no longer describes it",
+    ),
+    (
+        "domain-policy",
+        ("domain policy violation",),
+        "the agent reached a domain the policy does not permit",
+    ),
+)
+_MESSAGE_LIMIT = 4000
+_HELPER_ERROR = "agentloop_tools.testing.EvidenceAssertionError: "
+
+
+def violation_entry(violation: Violation, **context: Any) -> dict[str, Any]:
+    """One violation, JSON-ready, with its verdict worded as everywhere else."""
+    return {
+        "where": violation.where,
+        "url": violation.url,
+        "conversation": violation.conversation,
+        "message_index": violation.message_index,
+        "rule": violation.rule,
+        "verdict": violation.verdict,
+        "span": list(violation.span) if violation.span else None,
+        **context,
+    }
+
+
+def page_entries(violations: Sequence[Violation]) -> list[dict[str, Any]]:
+    """The violations one line per page: where it was reached, and every URL as written.
+
+    A page reached as a source, a citation and a link (with and without
+    ``?utm_source=openai``) is one entry with ``occurrences`` counting them; ``line``
+    is the page in words, as ``str(PageViolation)`` writes it.
+    """
+    return [
+        {
+            "url": page.url,
+            "urls": list(page.urls),
+            "where": list(page.where),
+            "conversation": page.occurrences[0].conversation,
+            "message_index": page.message_index,
+            "rule": page.rule,
+            "verdict": verdict(page.rule),
+            "occurrences": len(page.occurrences),
+            "line": str(page),
+        }
+        for page in per_page(violations)
+    ]
+
+
+def also_written(entry: dict[str, Any]) -> str:
+    """`` (also written URL, ...)`` for the other URLs a page entry was written as, or ""."""
+    also = [url for url in entry["urls"] if url != entry["url"]]
+    return f" (also written {', '.join(also)})" if also else ""
+
+
+def source_entries(transcript: Messages, *, since: int = 0) -> list[dict[str, Any]]:
+    """The pages consulted, one entry per page, each with every URL as written.
+
+    ``url`` and ``title`` are ``sources(per_page=True)``'s entry for the page; ``urls``
+    keeps each distinct URL it was consulted or cited as (``sources()``), in order.
+    """
+    written: dict[str, list[str]] = {}
+    for source in sources(transcript, since=since):
+        written.setdefault(page_key(source.url), []).append(source.url)
+    return [
+        {
+            "url": page.url,
+            "title": page.title,
+            "urls": written.get(page_key(page.url), [page.url]),
+        }
+        for page in sources(transcript, since=since, per_page=True)
+    ]
+
+
+def questions(transcript: Messages) -> list[dict[str, Any]]:
+    """What the user asked: the text of each user message (tool results left out)."""
+    asked = []
+    for index, message in enumerate(messages_of(transcript)):
+        if message.role != "user":
+            continue
+        text = "\n".join(part.text for part in message.content if isinstance(part, TextPart))
+        if text.strip():
+            asked.append({"message_index": index, "text": text})
+    return asked
+
+
+def failure_entry(outcome: str, text: str, crash: str | None = None) -> dict[str, Any] | None:
+    """Why a test failed, or None if it did not.
+
+    Args:
+        outcome: pytest's outcome, ``"passed"``, ``"failed"`` or ``"skipped"``.
+        text: the failure as pytest shows it (the report's long representation).
+        crash: the exception as pytest shows it under the traceback
+            (``AssertionError: assert 1 == 2``), if known; read in preference to
+            ``text``, whose traceback can quote the test's source.
+    """
+    if outcome != "failed":
+        return None
+    # Only the plugin's own failures (pytest.fail, "Failed: ...") and the helpers' errors
+    # are read for a phrase: never a traceback, nor a test's own assertion or exception,
+    # which can quote one.
+    said = text if crash is None else crash
+    ours = crash is None or crash.startswith(("Failed: ", _HELPER_ERROR))
+    kind, reason = next(
+        (
+            (kind, reason)
+            for kind, phrases, reason in FAILURE_KINDS
+            if ours and any(phrase in said for phrase in phrases)
+        ),
+        _unrecognised(crash),
+    )
+    message = text if len(text) <= _MESSAGE_LIMIT else text[:_MESSAGE_LIMIT] + "\n[...]"
+    return {"kind": kind, "reason": reason, "crash": crash, "message": message}
+
+
+def _unrecognised(crash: str | None) -> tuple[str, str]:
+    """An ordinary failure: an assertion (``pytest.fail`` included) or an exception."""
+    if crash is None or crash.startswith("Failed") or "AssertionError" in crash:
+        return "assertion", "an assertion in the test failed"
+    return "error", "the test raised an exception"

@@ -1,0 +1,308 @@
+"""``web_fetch(via=tavily(key))`` / ``via=exa(key)``: pages read through a search API.
+
+For a sandbox with no direct egress: the search provider reads the page (Tavily
+``POST /extract``, Exa ``POST /contents``), our code does everything else as for
+a direct fetch. The URL and the policy are checked before any request; the URL
+the provider says it read is checked again (as a redirect hop) before its text is
+shown. The key travels in a header only and is masked in every message.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from agentloop_tools.web._fetch._codes import FetchRefusal, shown
+
+if TYPE_CHECKING:
+    # httpx is imported when a page is read, not with agentloop_tools.web.
+    import httpx
+
+    from agentloop_tools.web.backends import ExaBackend, TavilyBackend
+
+logger = logging.getLogger("agentloop_tools.web.fetch")
+
+# JSON escapes and the provider's envelope around the text: the body may be larger.
+_ENVELOPE_BYTES = 200_000
+
+
+@dataclass(frozen=True, slots=True)
+class ApiPage:
+    """What a page API gave back for one URL.
+
+    Attributes:
+        url: the URL the provider says it read (its final URL), or None if it named none.
+        title: the page's title, if the API gives one.
+        text: the page's text (Tavily's ``raw_content``, Exa's ``text``).
+    """
+
+    url: str | None
+    title: str | None
+    text: str
+
+
+@runtime_checkable
+class PageApi(Protocol):
+    """A backend that can read pages: the built-in ``tavily`` and ``exa`` ones, or yours."""
+
+    @property
+    def name(self) -> str: ...
+
+    def build_page_request(self, url: str, max_chars: int) -> httpx.Request:
+        """The request that reads ``url`` (at most ``max_chars`` characters of text)."""
+        ...
+
+    def parse_page(self, payload: Any, url: str) -> ApiPage | str:
+        """The page for ``url`` in a decoded JSON body, or why the provider failed it."""
+        ...
+
+
+def page_api(via: object) -> PageApi:
+    """``via`` as a page API, or a ``TypeError`` naming what is accepted."""
+    from agentloop_tools.web.backends import ExaBackend, TavilyBackend
+
+    if isinstance(via, TavilyBackend):
+        return _Tavily(via)
+    if isinstance(via, ExaBackend):
+        return _Exa(via)
+    if isinstance(via, PageApi):
+        return via
+    raise TypeError(
+        f"web_fetch(via={via!r}) needs a backend that reads pages: "
+        "agentloop_tools.web.backends.tavily(key) (Tavily extract) or exa(key) (Exa "
+        "contents), or an object with name, build_page_request and parse_page. Brave and "
+        "SearXNG have no page API."
+    )
+
+
+class _Tavily:
+    def __init__(self, backend: TavilyBackend) -> None:
+        self.backend = backend
+        self.name = backend.name
+        self.secrets = backend.secrets
+        self.setup_hint = backend.setup_hint
+
+    def build_page_request(self, url: str, max_chars: int) -> httpx.Request:
+        import httpx
+
+        body = {"urls": [url], "extract_depth": "basic", "format": "markdown"}
+        headers = {
+            "Accept": "application/json",
+            "Authorization": f"Bearer {self.backend.api_key}",
+        }
+        return httpx.Request("POST", self.backend.extract_endpoint, json=body, headers=headers)
+
+    def parse_page(self, payload: Any, url: str) -> ApiPage | str:
+        results = _list(_get(payload, "results"))
+        if results:
+            item = results[0]
+            text = _get(item, "raw_content")
+            return ApiPage(_text(_get(item, "url")), None, text if isinstance(text, str) else "")
+        for failed in _list(_get(payload, "failed_results")):
+            error = _get(failed, "error")
+            if isinstance(error, str) and error.strip():
+                return error
+        return "it returned no result for the URL"
+
+
+class _Exa:
+    def __init__(self, backend: ExaBackend) -> None:
+        self.backend = backend
+        self.name = backend.name
+        self.secrets = backend.secrets
+        self.setup_hint = backend.setup_hint
+
+    def build_page_request(self, url: str, max_chars: int) -> httpx.Request:
+        import httpx
+
+        body = {"ids": [url], "text": {"maxCharacters": max_chars, "includeHtmlTags": False}}
+        headers = {"Accept": "application/json", "x-api-key": self.backend.api_key}
+        return httpx.Request("POST", self.backend.contents_endpoint, json=body, headers=headers)
+
+    def parse_page(self, payload: Any, url: str) -> ApiPage | str:
+        for status in _list(_get(payload, "statuses")):
+            if _get(status, "status") == "error":
+                error = _get(status, "error")
+                tag = _get(error, "tag")
+                code = _get(error, "httpStatusCode")
+                said = tag if isinstance(tag, str) else "an error"
+                return f"it reported {said}" + (f" (HTTP {code})" if isinstance(code, int) else "")
+        results = _list(_get(payload, "results"))
+        if results:
+            item = results[0]
+            text = _get(item, "text")
+            return ApiPage(
+                _text(_get(item, "url")) or _text(_get(item, "id")),
+                _text(_get(item, "title")),
+                text if isinstance(text, str) else "",
+            )
+        return "it returned no result for the URL"
+
+
+def read_through(
+    api: PageApi,
+    href: str,
+    *,
+    client: httpx.Client | None,
+    max_chars: int,
+    max_bytes: int,
+    deadline: float,
+    timeout: float,
+) -> ApiPage:
+    """One page through ``api``: the page, or a ``FetchRefusal`` with the fetch codes."""
+    import httpx
+
+    from agentloop_tools._errors import ResponseTooLarge
+    from agentloop_tools.web._search import _http as _search_http
+
+    secrets = tuple(s for s in getattr(api, "secrets", ()) if isinstance(s, str) and len(s) >= 4)
+    scrub = _scrubber(secrets)
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise FetchRefusal(
+            "timeout", f"no time left to read {href}", "try again later, or another source"
+        )
+    try:
+        request = api.build_page_request(href, max_chars)
+    except Exception as error:  # a user's backend: a coded result, never a traceback
+        logger.exception("page API %s could not build a request", api.name)
+        raise FetchRefusal(
+            "fetch-error",
+            f"the {api.name} page API could not build the request ({type(error).__name__})",
+            "do not retry; use another source",
+        ) from None
+    request.extensions["timeout"] = httpx.Timeout(remaining).as_dict()
+    owned = client is None
+    if client is None:
+        client = _search_http.attempt_client(httpx.Timeout(remaining))
+    _search_http.start_attempt(deadline)
+    try:
+        streamed = client.send(request, stream=True, follow_redirects=False)
+        try:
+            body = _search_http.read_body(streamed, max_bytes + _ENVELOPE_BYTES, deadline)
+        finally:
+            streamed.close()
+    except ResponseTooLarge as error:
+        raise FetchRefusal(
+            "too-large",
+            f"the {api.name} answer for {href} was {error}, over the limit",
+            "use another source or a smaller document",
+        ) from None
+    except httpx.TimeoutException:
+        raise FetchRefusal(
+            "timeout",
+            f"the {api.name} page API did not answer for {href} within {timeout:g} s",
+            "try again later, or another source",
+        ) from None
+    except httpx.HTTPError as error:
+        raise FetchRefusal(
+            "fetch-error",
+            f"the {api.name} page API could not be reached ({type(error).__name__})",
+            "try again later, or another source",
+        ) from None
+    finally:
+        _search_http.end_attempt()
+        if owned:
+            client.close()
+    status = streamed.status_code
+    try:
+        payload = json.loads(body) if body else None
+    except (ValueError, RecursionError):
+        payload = None
+    if not 200 <= status < 300:
+        raise _status_refusal(api, status, payload, href, scrub)
+    if payload is None:
+        raise FetchRefusal(
+            "fetch-error",
+            f"the {api.name} page API sent an unparseable answer for {href} (HTTP {status})",
+            "try again later, or another source",
+        )
+    try:
+        page = api.parse_page(payload, href)
+    except Exception as error:  # a user's backend
+        logger.exception("page API %s could not read its answer", api.name)
+        raise FetchRefusal(
+            "fetch-error",
+            f"the {api.name} answer for {href} could not be read ({type(error).__name__})",
+            "do not retry; use another source",
+        ) from None
+    if isinstance(page, str):
+        reason = scrub(" ".join(page.split()))[:200]
+        raise FetchRefusal(
+            "fetch-error",
+            f"{api.name} could not read {href}: {reason}",
+            "do not retry this URL; use another source",
+        )
+    return ApiPage(page.url, page.title, scrub(page.text) if secrets else page.text)
+
+
+def _status_refusal(
+    api: PageApi, status: int, payload: Any, href: str, scrub: Callable[[str], str]
+) -> FetchRefusal:
+    detail = _detail(payload, scrub)
+    said = f": {detail}" if detail else ""
+    if status in (401, 403):
+        hint = getattr(api, "setup_hint", "") or "check the API key"
+        return FetchRefusal(
+            "fetch-error",
+            f"{api.name} rejected the credentials (HTTP {status}); pages cannot be read "
+            f"for this run (operator: {hint})",
+            "do not call this tool again; answer without it and say pages were unavailable",
+        )
+    if status in (402, 432, 433):
+        return FetchRefusal(
+            "fetch-error",
+            f"the {api.name} quota is used up (HTTP {status}){said}",
+            "do not call this tool again; answer without it and say pages were unavailable",
+        )
+    if status == 429 or status >= 500:
+        return FetchRefusal(
+            "fetch-error",
+            f"the {api.name} page API answered {status} for {href}{said}",
+            "it may be temporary: retry later, or use another source",
+        )
+    return FetchRefusal(
+        "fetch-error",
+        f"the {api.name} page API answered {status} for {shown(href)}{said}",
+        "do not retry the same request; use another source",
+    )
+
+
+def _scrubber(secrets: tuple[str, ...]) -> Callable[[str], str]:
+    def scrub(text: str) -> str:
+        for secret in secrets:
+            text = text.replace(secret, "***")
+        return text
+
+    return scrub
+
+
+def _detail(payload: Any, scrub: Callable[[str], str]) -> str:
+    candidates: list[Any] = []
+    if isinstance(payload, dict):
+        error, detail = payload.get("error"), payload.get("detail")
+        candidates += [
+            error.get("message") if isinstance(error, dict) else error,
+            detail.get("error") if isinstance(detail, dict) else detail,
+            payload.get("message"),
+        ]
+    for candidate in candidates:
+        if isinstance(candidate, str) and candidate.strip():
+            return scrub(" ".join(candidate.split()))[:200]
+    return ""
+
+
+def _get(value: Any, key: str) -> Any:
+    return value.get(key) if isinstance(value, dict) else None
+
+
+def _list(value: Any) -> list[Any]:
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+def _text(value: Any) -> str | None:
+    return value.strip() if isinstance(value, str) and value.strip() else None
