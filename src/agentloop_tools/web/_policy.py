@@ -20,7 +20,9 @@ from agentloop.transcript import Message, TextPart, join_text
 from agentloop_tools.web._commands import command_targets
 from agentloop_tools.web._evidence import message_sources, messages_of
 from agentloop_tools.web._fetch_record import reached
+from agentloop_tools.web._docformats import asciidoc_reading, rst_targets
 from agentloop_tools.web._index import RuleIndex
+from agentloop_tools.web._literals import literal_readings, rtf_reading
 from agentloop_tools.web._markup import Decoded, decode, layout
 from agentloop_tools.web._prefilter import RuleFinder
 from agentloop_tools.web._rules import Rule, parse_rules
@@ -332,8 +334,15 @@ class DomainPolicy:
         commonmark = decode(shown, commonmark=True)
         if commonmark is not None and browser is not None and commonmark.text == browser.text:
             commonmark = browser
+        # What a program decodes: string literals, RTF, AsciiDoc attributes. The decoded
+        # text replaces the text as written, which no one opens as it is.
+        replacing = [
+            reading
+            for reading in (*literal_readings(shown), rtf_reading(shown), asciidoc_reading(shown))
+            if reading is not None
+        ]
         found: dict[int, tuple[Decoded, list[Violation]]] = {}
-        for reading in (browser, commonmark):
+        for reading in (browser, commonmark, *replacing):
             if reading is not None and id(reading) not in found:
                 scanned = self._scan_text(reading.text, index, _mapped(prose, reading))
                 found[id(reading)] = (reading, scanned)
@@ -346,12 +355,26 @@ class DomainPolicy:
         # Where readings overlap, the one that covers the most of the text is reported:
         # the decoded "&#104;ttps://evil.example/" rather than "evil.example/".
         candidates = [(violation, 0) for violation in violations]
+        replaced_by: list[tuple[Decoded, _Spans]] = []
+        replacing_ids = {id(reading) for reading in replacing}
         for rank, (reading, extra) in enumerate(found.values(), start=1):
+            moved_all = []
             for violation in extra:
                 assert violation.span is not None
                 start, end = reading.span(*violation.span)
                 moved = replace(violation, url=text[start:end], span=(start, end))
-                candidates.append((moved, rank))
+                candidates.append((moved, -rank if id(reading) in replacing_ids else rank))
+                moved_all.append(moved)
+            if id(reading) in replacing_ids:
+                replaced_by.append((reading, _Spans(moved_all)))
+        if self._mode == "allow" and replaced_by:
+            # An allowlist judges the decoded link: "https://m\\u00fcnchen.de/" in a JSON
+            # string goes to münchen.de, not to the host "m" a browser reads as written.
+            candidates = [
+                (violation, rank)
+                for violation, rank in candidates
+                if rank < 0 or not _replaced(violation, replaced_by)
+            ]
         candidates.sort(key=_widest_first)
         kept: list[Violation] = []
         reach = -1
@@ -387,7 +410,7 @@ class DomainPolicy:
                 if bare and self._mode == "allow" and not prose(*span):
                     continue
                 violations.append(Violation(written, "text", index, rule, span=span))
-        extra = split_attributes(text)
+        extra = split_attributes(text) + rst_targets(text)
         if extra:
             violations = self._merge_attributes(violations, extra, index, verdicts)
         if self._mode == "allow":
@@ -613,7 +636,24 @@ def _unless_admitted_as_decoded(
 def _widest_first(candidate: tuple[Violation, int]) -> tuple[int, int, int]:
     violation, rank = candidate
     start, end = violation.span or (0, 0)
-    return start, -end, rank
+    return start, -end, abs(rank)
+
+
+def _replaced(violation: Violation, readings: list[tuple[Decoded, _Spans]]) -> bool:
+    """Whether a decoder's reading of this text admits what it decodes it to.
+
+    Not when the text as written already names a dotted host: a shell or a browser
+    that does not decode ``"https://evil.com\\u002egood.org/"`` goes to evil.com.
+    """
+    assert violation.span is not None
+    start, end = violation.span
+    for reading, flagged in readings:
+        if reading.changes(start, end) and not flagged.overlaps(start, end):
+            location = locate(violation.url)
+            return location is None or not any(
+                "." in host.strip(".") for host in (location.host, *location.also_served_as)
+            )
+    return False
 
 
 def _respelled(violation: Violation, text: str) -> Violation:
