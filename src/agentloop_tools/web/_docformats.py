@@ -14,15 +14,15 @@ from __future__ import annotations
 
 import re
 
-from agentloop_tools.web._literals import build
-from agentloop_tools.web._markup import Decoded
+from agentloop_tools.web._literals import Replacement, build
 from agentloop_tools.web._text import Found
 
 # `text <uri>`_ (or __ for an anonymous reference); the text may span lines.
 _EMBEDDED = re.compile(r"`(?:[^`\\<]|\\[\s\S]){0,2048}<(?P<uri>[^<>`]{1,4096})>`__?")
 # .. _name: uri, .. __: uri and __ uri, the URI continued on indented lines.
 _TARGET = re.compile(
-    r"^[ \t]*(?:\.\.[ \t]+_(?:[^:\n\\]|\\.){0,256}:|__)(?P<uri>[ \t]*[^\n]*+(?:\n[ \t]+\S[^\n]*+)*+)",
+    r"^[ \t]*(?:\.\.[ \t]+_(?:[^:\n\\]|\\.){0,256}:|__)"
+    r"(?P<uri>[ \t]*[^\n]*+(?:\n[ \t]+\S[^\n]*+)*+)",
     re.MULTILINE,
 )
 _WHITESPACE = re.compile(r"\s+")
@@ -63,7 +63,7 @@ def rst_targets(text: str) -> list[Found]:
     return found
 
 
-def asciidoc_reading(text: str) -> Decoded | None:
+def asciidoc_reading(text: str) -> Replacement | None:
     """The text with references to the AsciiDoc attributes it defines replaced, or None."""
     if "{" not in text or ":" not in text:
         return None
@@ -82,4 +82,6 @@ def asciidoc_reading(text: str) -> Decoded | None:
         for reference in _REFERENCE.finditer(text)
         if reference.group("name").lower() in values
     ]
-    return build(text, replaced) if replaced else None
+    if not replaced:
+        return None
+    return Replacement(build(text, replaced), [(start, end) for start, end, _ in replaced])

@@ -19,8 +19,38 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_left
 
 from agentloop_tools.web._markup import Decoded
+
+
+class Replacement:
+    """A decoder's reading of the text, and the regions it reads (string literals, an RTF
+    document, attribute references): there the decoded text replaces the text as written."""
+
+    __slots__ = ("_reach", "_starts", "reading")
+
+    def __init__(self, reading: Decoded, regions: list[tuple[int, int]]) -> None:
+        self.reading = reading
+        regions = sorted(regions)
+        self._starts = [start for start, _ in regions]
+        self._reach: list[int] = []
+        furthest = -1
+        for _, end in regions:
+            furthest = max(furthest, end)
+            self._reach.append(furthest)
+
+    def laid_out(self, text: str) -> Replacement:
+        """The same replacement, its decoded text replaced by ``text`` (of equal length)."""
+        copy = Replacement(self.reading._replace(text=text), [])
+        copy._starts, copy._reach = self._starts, self._reach
+        return copy
+
+    def holds(self, start: int, end: int) -> bool:
+        """Whether ``text[start:end]`` overlaps a region this decoder reads (log time)."""
+        before = bisect_left(self._starts, max(end, start + 1)) - 1
+        return before >= 0 and self._reach[before] > start
+
 
 # Where a literal may open: a quote, with the letters of a Python string prefix before it.
 _QUOTE = re.compile(r"""(?P<prefix>(?<![\w\\])[rRbBuUfF]{1,2})?(?P<quote>"|')""")
@@ -43,13 +73,19 @@ _ESCAPE = re.compile(
     r"|U(?P<wide>[0-9A-Fa-f]{8})"
     r"|N\{(?P<name>[A-Za-z0-9 \-]{1,88})\}"
     r"|(?P<octal>[0-3][0-7]{0,2}|[4-7][0-7]?)"
-    r"|(?P<simple>[\\\"'/bfnrtvae _NLP]))"
+    # An escaped backslash before a dot is a regular expression's "\.": a pattern
+    # matches the host it spells ("^https://example\\.com/" in a JavaScript string).
+    r"|\\(?P<pattern>[./:-])"
+    r"|(?P<simple>[\\\"'/bfnrtvae _NLP.:-]))"
 )
+# In a raw string, the escapes of a regular expression: "https://example\.com/" matches
+# a URL of example.com, whatever a browser makes of the text as written.
+_RAW_ESCAPE = re.compile(r"\\(?P<simple>[\\./:-])")
 _TAG_WINDOW = 2048
 _SIMPLE = {
     "\\": "\\", '"': '"', "'": "'", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r",
     "t": "\t", "v": "\v", "a": "\a", "e": "\x1b", " ": " ", "_": "\xa0", "N": "\x85",
-    "L": "\u2028", "P": "\u2029",
+    "L": "\u2028", "P": "\u2029", ".": ".", ":": ":", "-": "-",
 }  # fmt: skip
 # A URL parser deletes tabs and newlines anywhere in a URL: the second reading.
 _DELETED_BY_URL_PARSERS = frozenset("nrt")
@@ -66,11 +102,12 @@ _RTF_TOKEN = re.compile(
     r"|\\\*"
     r"|[{}]"
 )
+_RTF_BRACE = re.compile(r"\\[\\{}]|[{}]")
 _RTF_BREAKS = frozenset({"par", "line", "tab", "sect", "page", "cell", "row", "pard"})
 _RTF_SYMBOLS = {"\\": "\\", "{": "{", "}": "}", "~": "\xa0", "_": "-", "-": ""}
 
 
-def literal_readings(text: str) -> list[Decoded]:
+def literal_readings(text: str) -> list[Replacement]:
     """The text with every string literal's escapes decoded, or nothing to read.
 
     Two readings when a literal holds ``\\n``, ``\\r`` or ``\\t``: with the whitespace
@@ -79,16 +116,19 @@ def literal_readings(text: str) -> list[Decoded]:
     """
     if "\\" not in text:
         return []
-    pieces = _literal_escapes(text)
+    document = _RTF_START.search(text)  # RTF has no string literals: its quotes are text
+    skip = (document.start(), _group_end(text, document.start())) if document else (-1, -1)
+    regions: list[tuple[int, int]] = []
+    pieces = _literal_escapes(text, skip, regions)
     if not pieces:
         return []
-    readings = [_assemble(text, pieces, url=False)]
+    readings = [Replacement(_assemble(text, pieces, url=False), regions)]
     if any(match.group("simple") in _DELETED_BY_URL_PARSERS for match in pieces):
-        readings.append(_assemble(text, pieces, url=True))
+        readings.append(Replacement(_assemble(text, pieces, url=True), regions))
     return readings
 
 
-def rtf_reading(text: str) -> Decoded | None:
+def rtf_reading(text: str) -> Replacement | None:
     """The text as RTF reads it: in an RTF document, its text with control words removed
     and escapes decoded; elsewhere, ``\\'hh`` hex escapes (no other syntax writes them)."""
     if "\\" not in text:
@@ -100,15 +140,21 @@ def rtf_reading(text: str) -> Decoded | None:
         for match in _RTF_HEX.finditer(text, 0, end)
     ]
     if document is not None:
-        for match in _RTF_TOKEN.finditer(text, end):
+        for match in _RTF_TOKEN.finditer(text, end, _group_end(text, end)):
             segments.append((match.start(), match.end(), _rtf_value(match)))
     if not segments:
         return None
-    return build(text, segments)
+    regions = [(start, end) for start, end, _ in segments]
+    if document is not None:
+        regions.append((document.start(), _group_end(text, document.start())))
+    return Replacement(build(text, segments), regions)
 
 
-def _literal_escapes(text: str) -> list[re.Match[str]]:
-    """The escapes inside string literals, in text order."""
+def _literal_escapes(
+    text: str, skip: tuple[int, int], regions: list[tuple[int, int]]
+) -> list[re.Match[str]]:
+    """The escapes inside the string literals outside ``text[skip[0]:skip[1]]`` (an RTF
+    document), in text order; the bodies of the literals holding them go to ``regions``."""
     escapes: list[re.Match[str]] = []
     position = 0
     blocked: dict[str, int] = {}  # quote -> the end of the line where one did not close
@@ -117,6 +163,9 @@ def _literal_escapes(text: str) -> list[re.Match[str]]:
         opening = _QUOTE.search(text, position)
         if opening is None:
             return escapes
+        if skip[0] <= opening.start() < skip[1]:
+            position = skip[1]
+            continue
         quote_at = opening.start("quote")
         char = text[quote_at]
         triple = text.startswith(char * 3, quote_at) and char * 3 not in unclosable
@@ -129,7 +178,8 @@ def _literal_escapes(text: str) -> list[re.Match[str]]:
             position = quote_at + 1  # an apostrophe: "it's", "don't"
             continue
         body_start = quote_at + len(quote)
-        body_end = _BODY[quote].match(text, body_start).end()
+        body = _BODY[quote].match(text, body_start)
+        body_end = body.end() if body is not None else body_start  # a starred body always matches
         if not text.startswith(quote, body_end):
             if triple:
                 unclosable.add(quote)
@@ -137,16 +187,16 @@ def _literal_escapes(text: str) -> list[re.Match[str]]:
                 blocked[char] = body_end  # the line's end: no later one on it closes
             position = body_start
             continue
-        if (
-            "r" not in prefix.lower()
-            and "\\" in text[body_start:body_end]
-            and not _in_tag(text, quote_at)
-        ):
-            escapes.extend(
+        if "\\" in text[body_start:body_end] and not _in_tag(text, quote_at):
+            pattern = _RAW_ESCAPE if "r" in prefix.lower() else _ESCAPE
+            found = [
                 match
-                for match in _ESCAPE.finditer(text, body_start, body_end)
+                for match in pattern.finditer(text, body_start, body_end)
                 if _escape_value(match, url=False) is not None
-            )
+            ]
+            if found:
+                escapes.extend(found)
+                regions.append((body_start, body_end))
         position = body_end + len(quote)
 
 
@@ -171,6 +221,9 @@ def _escape_value(match: re.Match[str], *, url: bool) -> str | None:
     simple = match.group("simple")
     if simple is not None:
         return "" if url and simple in _DELETED_BY_URL_PARSERS else _SIMPLE[simple]
+    pattern = match.group("pattern")
+    if pattern is not None:
+        return pattern
     if match.group("newline") is not None:
         return ""
     if match.group("high") is not None:
@@ -225,6 +278,19 @@ def build(text: str, replaced: list[tuple[int, int, str]]) -> Decoded:
         pieces.append(text[position:])
     origins = [origin_start for origin_start, _, _ in segments]
     return Decoded("".join(pieces), starts, origins, segments)
+
+
+def _group_end(text: str, start: int) -> int:
+    """Where the RTF group opened at ``start`` closes (after its "}"), or the text's end."""
+    depth = 0
+    for brace in _RTF_BRACE.finditer(text, start):
+        if brace.group() == "{":
+            depth += 1
+        elif brace.group() == "}":
+            depth -= 1
+            if depth == 0:
+                return brace.end()
+    return len(text)
 
 
 def _byte(digits: str) -> str:

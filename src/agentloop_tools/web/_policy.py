@@ -18,11 +18,11 @@ from agentloop import HostedTool, Transcript
 from agentloop.transcript import Message, TextPart, join_text
 
 from agentloop_tools.web._commands import command_targets
+from agentloop_tools.web._docformats import asciidoc_reading, rst_targets
 from agentloop_tools.web._evidence import message_sources, messages_of
 from agentloop_tools.web._fetch_record import reached
-from agentloop_tools.web._docformats import asciidoc_reading, rst_targets
 from agentloop_tools.web._index import RuleIndex
-from agentloop_tools.web._literals import literal_readings, rtf_reading
+from agentloop_tools.web._literals import Replacement, literal_readings, rtf_reading
 from agentloop_tools.web._markup import Decoded, decode, layout
 from agentloop_tools.web._prefilter import RuleFinder
 from agentloop_tools.web._rules import Rule, parse_rules
@@ -336,11 +336,18 @@ class DomainPolicy:
             commonmark = browser
         # What a program decodes: string literals, RTF, AsciiDoc attributes. The decoded
         # text replaces the text as written, which no one opens as it is.
-        replacing = [
-            reading
-            for reading in (*literal_readings(shown), rtf_reading(shown), asciidoc_reading(shown))
-            if reading is not None
+        # They are read from the text as written (laying code out first would cut
+        # "\\x2f/" apart), and laid out after decoding.
+        replacements = [
+            replacement.laid_out(layout(replacement.reading.text)[0])
+            for replacement in (
+                *literal_readings(text),
+                rtf_reading(text),
+                asciidoc_reading(text),
+            )
+            if replacement is not None
         ]
+        replacing = [replacement.reading for replacement in replacements]
         found: dict[int, tuple[Decoded, list[Violation]]] = {}
         for reading in (browser, commonmark, *replacing):
             if reading is not None and id(reading) not in found:
@@ -355,18 +362,25 @@ class DomainPolicy:
         # Where readings overlap, the one that covers the most of the text is reported:
         # the decoded "&#104;ttps://evil.example/" rather than "evil.example/".
         candidates = [(violation, 0) for violation in violations]
-        replaced_by: list[tuple[Decoded, _Spans]] = []
-        replacing_ids = {id(reading) for reading in replacing}
+        replaced_by: list[tuple[Replacement, _Spans]] = []
+        replacing_ids = {
+            id(reading): replacement
+            for reading, replacement in zip(replacing, replacements, strict=True)
+        }
         for rank, (reading, extra) in enumerate(found.values(), start=1):
             moved_all = []
             for violation in extra:
                 assert violation.span is not None
                 start, end = reading.span(*violation.span)
                 moved = replace(violation, url=text[start:end], span=(start, end))
-                candidates.append((moved, -rank if id(reading) in replacing_ids else rank))
+                if id(reading) not in replacing_ids:
+                    candidates.append((moved, rank))
+                elif replacing_ids[id(reading)].holds(start, end):
+                    # Elsewhere the text is as written: its reading of that is judged.
+                    candidates.append((moved, -rank))
                 moved_all.append(moved)
             if id(reading) in replacing_ids:
-                replaced_by.append((reading, _Spans(moved_all)))
+                replaced_by.append((replacing_ids[id(reading)], _Spans(moved_all)))
         if self._mode == "allow" and replaced_by:
             # An allowlist judges the decoded link: "https://m\\u00fcnchen.de/" in a JSON
             # string goes to münchen.de, not to the host "m" a browser reads as written.
@@ -488,14 +502,13 @@ class DomainPolicy:
         verdicts: dict[tuple[str, ...], str | Literal[False] | None],
     ) -> list[Violation]:
         """Attribute values with newlines replace what the token scan read of them."""
-        spans = [(found.start, found.end) for found in extra]
+        spans = _Spans(
+            [Violation("", "text", index, None, (found.start, found.end)) for found in extra]
+        )
         kept = [
             violation
             for violation in violations
-            if violation.span is None
-            or not any(
-                violation.span[0] < end and start < violation.span[1] for start, end in spans
-            )
+            if violation.span is None or not spans.overlaps(*violation.span)
         ]
         for start, end, written, rule, _ in self._judge("", extra, verdicts):
             kept.append(Violation(written, "text", index, rule, span=(start, end)))
@@ -639,21 +652,14 @@ def _widest_first(candidate: tuple[Violation, int]) -> tuple[int, int, int]:
     return start, -end, abs(rank)
 
 
-def _replaced(violation: Violation, readings: list[tuple[Decoded, _Spans]]) -> bool:
-    """Whether a decoder's reading of this text admits what it decodes it to.
-
-    Not when the text as written already names a dotted host: a shell or a browser
-    that does not decode ``"https://evil.com\\u002egood.org/"`` goes to evil.com.
-    """
+def _replaced(violation: Violation, readings: list[tuple[Replacement, _Spans]]) -> bool:
+    """Whether a decoder reads this text (a string literal...) and admits what it reads."""
     assert violation.span is not None
     start, end = violation.span
-    for reading, flagged in readings:
-        if reading.changes(start, end) and not flagged.overlaps(start, end):
-            location = locate(violation.url)
-            return location is None or not any(
-                "." in host.strip(".") for host in (location.host, *location.also_served_as)
-            )
-    return False
+    return any(
+        replacement.holds(start, end) and not flagged.overlaps(start, end)
+        for replacement, flagged in readings
+    )
 
 
 def _respelled(violation: Violation, text: str) -> Violation:
