@@ -31,6 +31,7 @@ from agentloop_tools.web._search_reader import search_call_urls, search_sources
 from agentloop_tools.web._text import (
     Found,
     has_deleted,
+    link_tokens,
     linked_reading,
     read_token,
     split_attributes,
@@ -408,16 +409,20 @@ class DomainPolicy:
         # Answers repeat links: judge each distinct token once.
         judged: dict[str, list[tuple[int, int, str, str | None, bool]]] = {}
         violations: list[Violation] = []
+        # An allowlist judges links, and bare hosts only when asked to.
+        mentions = self._mode == "block" or self._bare_hosts
         if self._mode == "block" and not self._index.has_ip_rules:
             # A blocklist of domain names rules most tokens out without reading them.
             to_read = self._finder().tokens_to_read(text)
+        elif not mentions:
+            to_read = list(link_tokens(text))
         else:
             to_read = list(tokens(text))
         for offset, token in to_read:
             flagged = judged.get(token)
             if flagged is None:
                 flagged = judged[token] = self._judge(
-                    token, read_token(token, mentions=True), verdicts
+                    token, read_token(token, mentions=mentions), verdicts
                 )
             for start, end, written, rule, bare in flagged:
                 span = (start + offset, end + offset)
