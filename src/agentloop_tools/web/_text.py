@@ -411,8 +411,8 @@ def _link_starts(token: str) -> list[tuple[int, int]]:
         www = www_match.start()
         before_ok = www == 0 or token[www - 1] not in _NOT_BEFORE_WWW
         # GFM links "www." only before a domain: "www.)" and "www.," are words.
-        after = token[www + 4 : www + 5]
-        if before_ok and after and after not in _NOT_AFTER_WWW:
+        following = token[www + 4 : www + 5]
+        if before_ok and following and following not in _NOT_AFTER_WWW:
             starts.append((www, www))
     starts.sort()
     return starts
