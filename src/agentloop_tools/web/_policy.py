@@ -658,13 +658,20 @@ def _widest_first(candidate: tuple[Violation, int]) -> tuple[int, int, int]:
 
 
 def _replaced(violation: Violation, readings: list[tuple[Replacement, _Spans]]) -> bool:
-    """Whether a decoder reads this text (a string literal...) and admits what it reads."""
+    """Whether a decoder reads this text (a string literal...) and admits what it reads.
+
+    Not when RFC 3986 clients read another host in the text as written: a shell passes
+    ``"https://good.com\\x2f@evil.com/"`` to curl undecoded, and curl goes to evil.com.
+    """
     assert violation.span is not None
     start, end = violation.span
-    return any(
+    if not any(
         replacement.holds(start, end) and not flagged.overlaps(start, end)
         for replacement, flagged in readings
-    )
+    ):
+        return False
+    location = locate(violation.url)
+    return location is None or location.agreed
 
 
 def _respelled(violation: Violation, text: str) -> Violation:
