@@ -40,13 +40,16 @@ _MAX_VALUE = 4096
 
 def rst_targets(text: str) -> list[Found]:
     """External targets whose URI docutils reads without the whitespace written in it."""
-    if not (("`_" in text and "<" in text) or ".." in text or "__" in text):
+    # Cheap tests first: a search for one character costs a twentieth of one for two.
+    embedded = "`" in text and "<" in text and "`_" in text
+    targets = "_" in text and (".. " in text or "__ " in text or "..\t" in text)
+    if not (embedded or targets):
         return []
     found: list[Found] = []
     candidates: list[re.Match[str]] = []
-    if "`_" in text and "<" in text:
+    if embedded:
         candidates.extend(_EMBEDDED.finditer(text))
-    if ".." in text or "__" in text:
+    if targets:
         candidates.extend(_TARGET.finditer(text))
     for match in candidates:
         written = match.group("uri")
