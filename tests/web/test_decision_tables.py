@@ -42,6 +42,7 @@ URL_ROWS = table("### Decision table: URLs")
 TEXT_ROWS = table("### Decision table: answer text")
 BARE_ROWS = table("### Bare hosts")
 COMMAND_ROWS = table("### Commands")
+DECODED_ROWS = table("### Decoded text")
 
 
 @pytest.mark.parametrize(("url", "allow", "block"), [row[:3] for row in URL_ROWS])
@@ -68,7 +69,9 @@ def audit_text(policy: DomainPolicy, text: str) -> list[str]:
     return [violation.url for violation in violations]
 
 
-@pytest.mark.parametrize(("text", "allow", "block"), [row[:3] for row in TEXT_ROWS + COMMAND_ROWS])
+@pytest.mark.parametrize(
+    ("text", "allow", "block"), [row[:3] for row in TEXT_ROWS + COMMAND_ROWS + DECODED_ROWS]
+)
 def test_text_findings_match_the_documented_table(text: str, allow: str, block: str) -> None:
     value = literal(text)
     assert isinstance(value, str)
@@ -85,7 +88,7 @@ def test_bare_host_findings_match_the_documented_table(text: str, default: str, 
 
 
 def test_tables_cover_every_class_the_issue_names() -> None:
-    inputs = " ".join(row[0] for row in URL_ROWS + TEXT_ROWS)
+    inputs = " ".join(row[0] for row in URL_ROWS + TEXT_ROWS + DECODED_ROWS)
     for needle in [
         "\\\\",
         "@",
@@ -117,5 +120,17 @@ def test_tables_cover_every_class_the_issue_names() -> None:
         "config.py",
         "@gmail.com",
         "example.com.au",
+        # Decoders (issue 16): JSON, YAML, JS/Python, RTF, rST, AsciiDoc.
+        "\\\\/\\\\/",
+        "\\\\u002e",
+        "\\\\x2e",
+        "\\\\\\n  ",
+        "\\\\u{2e}",
+        "\\\\'2e",
+        "C:\\\\x2e",
+        'r"',
+        ". net/",
+        ".. _guide:",
+        "{host}",
     ]:
         assert needle in inputs, f"no documented case contains {needle!r}"

@@ -53,6 +53,18 @@ HOSTILE = {
     "commands in a pipeline": ("| http " * (N // 7), 0, 0),
     "scp-like targets": ("a@b.com:x " * (N // 10), N // 10, N // 10),
     "ssh-config lines": ("\nHostName b.com" * (N // 15), N // 15, N // 15),
+    # Text read as decoders read it (issue 16): literals, RTF, rST, AsciiDoc.
+    "escaped string literals": ('"b\\x2ecom" ' * (N // 12), N // 12, N // 12),
+    "unclosed string literals": ('"\\x2e' * (N // 5), 0, 0),
+    "unclosed triple quotes": ('"""\\x2e' * (N // 7), 0, 0),
+    "escaped quotes": ('\\"' * (N // 2), 0, 0),
+    "apostrophes and escapes": ("it's \\x2e " * (N // 10), 0, 0),
+    "escaped line breaks": ('"b\\\n .com" ' * (N // 11), N // 11, N // 11),
+    "RTF escapes": ("{\\rtf1 " + "b\\'2ecom " * (N // 10) + "}", N // 10, N // 10),
+    "RTF groups": ("{\\rtf1 " + "{\\b x}" * (N // 6), 0, 0),
+    "rST targets": (".. _a: https://b.\n   com/\n" * (N // 26), N // 26, N // 26),
+    "rST embedded URIs": ("`a <https://b. com/>`_ " * (N // 22), N // 22, N // 22),
+    "AsciiDoc references": (":h: b.com\n" + "{h} " * (N // 4), N // 4 + 1, N // 4 + 1),
 }
 
 

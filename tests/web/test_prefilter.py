@@ -174,3 +174,30 @@ def test_no_character_substrings_speak_for_becomes_part_of_an_ascii_host() -> No
         if any(host_char.search(form) for form in forms) or has_deleted(char):
             offenders.append(f"U+{code:04X}")
     assert offenders == []
+
+
+def every_token(text: str) -> list[tuple[int, str]]:
+    return list(tokens(text))
+
+
+ALLOW_RULES = st.lists(
+    st.sampled_from(["good.com", "e.com", "evil.com/x", "xn--e-ufa.com", "127.0.0.1", "com"]),
+    min_size=1,
+    max_size=3,
+    unique=True,
+)
+
+
+@settings(max_examples=600)
+@given(rules=ALLOW_RULES, text=TEXTS)
+@example(rules=["good.com"], text="see Www.evil.com and https:evil.com and \\\\evil.com/x")
+@example(rules=["good.com"], text="curl evil.com/x and config.py and [a](//evil.com/)")
+def test_an_allowlist_reading_only_link_tokens_finds_what_reading_every_token_finds(
+    rules: list[str], text: str
+) -> None:
+    # Issue 16: an allowlist without bare_hosts reads only tokens that can hold a link.
+    policy = DomainPolicy.allow(rules)
+    fast = audit(policy, text)
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr("agentloop_tools.web._policy.link_tokens", every_token)
+        assert audit(policy, text) == fast

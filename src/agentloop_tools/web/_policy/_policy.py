@@ -24,14 +24,17 @@ from agentloop_tools.web._fetch._record import reached
 from agentloop_tools.web._hosted_search import native_web_search
 from agentloop_tools.web._policy._verdict import verdict
 from agentloop_tools.web._text._commands import command_targets
+from agentloop_tools.web._text._docformats import asciidoc_reading, rst_targets
 from agentloop_tools.web._text._finder import (
     Found,
     has_deleted,
+    link_tokens,
     linked_reading,
     read_token,
     split_attributes,
     tokens,
 )
+from agentloop_tools.web._text._literals import Replacement, literal_readings, rtf_reading
 from agentloop_tools.web._text._markup import Decoded, decode, layout
 from agentloop_tools.web._text._prefilter import RuleFinder
 from agentloop_tools.web._transcript._evidence import message_sources, messages_of
@@ -333,8 +336,22 @@ class DomainPolicy:
         commonmark = decode(shown, commonmark=True)
         if commonmark is not None and browser is not None and commonmark.text == browser.text:
             commonmark = browser
+        # What a program decodes: string literals, RTF, AsciiDoc attributes. The decoded
+        # text replaces the text as written, which no one opens as it is.
+        # They are read from the text as written (laying code out first would cut
+        # "\\x2f/" apart), and laid out after decoding.
+        replacements = [
+            replacement.laid_out(layout(replacement.reading.text)[0])
+            for replacement in (
+                *literal_readings(text),
+                rtf_reading(text),
+                asciidoc_reading(text),
+            )
+            if replacement is not None
+        ]
+        replacing = [replacement.reading for replacement in replacements]
         found: dict[int, tuple[Decoded, list[Violation]]] = {}
-        for reading in (browser, commonmark):
+        for reading in (browser, commonmark, *replacing):
             if reading is not None and id(reading) not in found:
                 scanned = self._scan_text(reading.text, index, _mapped(prose, reading))
                 found[id(reading)] = (reading, scanned)
@@ -347,12 +364,33 @@ class DomainPolicy:
         # Where readings overlap, the one that covers the most of the text is reported:
         # the decoded "&#104;ttps://evil.example/" rather than "evil.example/".
         candidates = [(violation, 0) for violation in violations]
+        replaced_by: list[tuple[Replacement, _Spans]] = []
+        replacing_ids = {
+            id(reading): replacement
+            for reading, replacement in zip(replacing, replacements, strict=True)
+        }
         for rank, (reading, extra) in enumerate(found.values(), start=1):
+            moved_all = []
             for violation in extra:
                 assert violation.span is not None
                 start, end = reading.span(*violation.span)
                 moved = replace(violation, url=text[start:end], span=(start, end))
-                candidates.append((moved, rank))
+                if id(reading) not in replacing_ids:
+                    candidates.append((moved, rank))
+                elif replacing_ids[id(reading)].holds(start, end):
+                    # Elsewhere the text is as written: its reading of that is judged.
+                    candidates.append((moved, -rank))
+                moved_all.append(moved)
+            if id(reading) in replacing_ids:
+                replaced_by.append((replacing_ids[id(reading)], _Spans(moved_all)))
+        if self._mode == "allow" and replaced_by:
+            # An allowlist judges the decoded link: "https://m\\u00fcnchen.de/" in a JSON
+            # string goes to münchen.de, not to the host "m" a browser reads as written.
+            candidates = [
+                (violation, rank)
+                for violation, rank in candidates
+                if rank < 0 or not _replaced(violation, replaced_by)
+            ]
         candidates.sort(key=_widest_first)
         kept: list[Violation] = []
         reach = -1
@@ -372,23 +410,27 @@ class DomainPolicy:
         # Answers repeat links: judge each distinct token once.
         judged: dict[str, list[tuple[int, int, str, str | None, bool]]] = {}
         violations: list[Violation] = []
+        # An allowlist judges links, and bare hosts only when asked to.
+        mentions = self._mode == "block" or self._bare_hosts
         if self._mode == "block" and not self._index.has_ip_rules:
             # A blocklist of domain names rules most tokens out without reading them.
             to_read = self._finder().tokens_to_read(text)
+        elif not mentions:
+            to_read = list(link_tokens(text))
         else:
             to_read = list(tokens(text))
         for offset, token in to_read:
             flagged = judged.get(token)
             if flagged is None:
                 flagged = judged[token] = self._judge(
-                    token, read_token(token, mentions=True), verdicts
+                    token, read_token(token, mentions=mentions), verdicts
                 )
             for start, end, written, rule, bare in flagged:
                 span = (start + offset, end + offset)
                 if bare and self._mode == "allow" and not prose(*span):
                     continue
                 violations.append(Violation(written, "text", index, rule, span=span))
-        extra = split_attributes(text)
+        extra = split_attributes(text) + rst_targets(text)
         if extra:
             violations = self._merge_attributes(violations, extra, index, verdicts)
         if self._mode == "allow":
@@ -466,14 +508,13 @@ class DomainPolicy:
         verdicts: dict[tuple[str, ...], str | Literal[False] | None],
     ) -> list[Violation]:
         """Attribute values with newlines replace what the token scan read of them."""
-        spans = [(found.start, found.end) for found in extra]
+        spans = _Spans(
+            [Violation("", "text", index, None, (found.start, found.end)) for found in extra]
+        )
         kept = [
             violation
             for violation in violations
-            if violation.span is None
-            or not any(
-                violation.span[0] < end and start < violation.span[1] for start, end in spans
-            )
+            if violation.span is None or not spans.overlaps(*violation.span)
         ]
         for start, end, written, rule, _ in self._judge("", extra, verdicts):
             kept.append(Violation(written, "text", index, rule, span=(start, end)))
@@ -614,7 +655,24 @@ def _unless_admitted_as_decoded(
 def _widest_first(candidate: tuple[Violation, int]) -> tuple[int, int, int]:
     violation, rank = candidate
     start, end = violation.span or (0, 0)
-    return start, -end, rank
+    return start, -end, abs(rank)
+
+
+def _replaced(violation: Violation, readings: list[tuple[Replacement, _Spans]]) -> bool:
+    """Whether a decoder reads this text (a string literal...) and admits what it reads.
+
+    Not when RFC 3986 clients read another host in the text as written: a shell passes
+    ``"https://good.com\\x2f@evil.com/"`` to curl undecoded, and curl goes to evil.com.
+    """
+    assert violation.span is not None
+    start, end = violation.span
+    if not any(
+        replacement.holds(start, end) and not flagged.overlaps(start, end)
+        for replacement, flagged in readings
+    ):
+        return False
+    location = locate(violation.url)
+    return location is None or location.agreed
 
 
 def _respelled(violation: Violation, text: str) -> Violation:

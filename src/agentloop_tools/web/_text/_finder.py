@@ -27,6 +27,8 @@ ANCHOR_ANY = re.compile(
     r"|\[(?:\.|dot)\]|\((?:\.|dot)\)|\{\.\})" + _ANCHOR_TAIL,
     re.IGNORECASE,
 )
+# Where a link can be: what _link_starts looks for ("scheme:", "//", "\\", "www.").
+_LINK_ANCHOR = re.compile(r"(?:[:/\\]|(?i:www)\.)(?=[^\s<>\"`.,;:!?'*_~)\]])" + _ANCHOR_TAIL)
 _DEFANGED_ANYWHERE = re.compile(r"[\[({](?:\.|dot)[\])}]", re.IGNORECASE)
 
 # Where links start inside a token: a scheme (special schemes may omit "//", as
@@ -36,6 +38,7 @@ _UNLINKED_SCHEMES = frozenset({"hxxp", "fxp:"})  # defanged: no renderer links t
 _SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-")
 _BEFORE_SCHEME_RELATIVE = frozenset("([<'=*_~|,")
 _NOT_BEFORE_WWW = _SCHEME_CHARS | frozenset("/@\\")
+_NOT_AFTER_WWW = frozenset(".,;:!?'*_~)]")
 _AUTHORITY_END = re.compile(r"[/\\?#]")
 _PLAIN_WORD = re.compile(r"[\w-]*")
 _SLASH_RUN = re.compile(r"[/\\]{2,}")
@@ -179,6 +182,19 @@ def tokens(text: str) -> Iterator[tuple[int, str]]:
     run_back = TOKEN_RUN.match
     for match in _anchors_for(text).finditer(text):
         # A pattern of one starred class always matches, if only the empty string.
+        back = run_back(reversed_text, length - match.start())
+        start = length - back.end() if back is not None else match.start()
+        yield start, text[start : match.end()]
+
+
+def link_tokens(text: str) -> Iterator[tuple[int, str]]:
+    """The tokens of :func:`tokens` that can hold a link: where a colon, a slash, a
+    backslash or ``www.`` is followed by more of the token. Host-like words without one
+    ("config.py", "evil.com") are no links, and an allowlist does not read them."""
+    reversed_text = text[::-1]
+    length = len(text)
+    run_back = TOKEN_RUN.match
+    for match in _LINK_ANCHOR.finditer(text):
         back = run_back(reversed_text, length - match.start())
         start = length - back.end() if back is not None else match.start()
         yield start, text[start : match.end()]
@@ -353,7 +369,7 @@ def _read_mentions(token: str, position: int, finish: int, found: list[Found]) -
         ):
             continue  # an e-mail local part names no host
         if path_start != -1 or not token[end - 1].isalnum():
-            end = start + _link_end(token[start:end], 0)
+            end = _link_end(token, start, end)
             host_end = min(host_end, end)
         host = token[start:host_end]
         if not _is_host_like(host):
@@ -394,7 +410,9 @@ def _link_starts(token: str) -> list[tuple[int, int]]:
     for www_match in _WWW.finditer(token):
         www = www_match.start()
         before_ok = www == 0 or token[www - 1] not in _NOT_BEFORE_WWW
-        if before_ok and token[www + 4 : www + 5] not in ".":
+        # GFM links "www." only before a domain: "www.)" and "www.," are words.
+        following = token[www + 4 : www + 5]
+        if before_ok and following and following not in _NOT_AFTER_WWW:
             starts.append((www, www))
     starts.sort()
     return starts
@@ -413,14 +431,15 @@ def _dotted_authority(token: str, start: int, end: int) -> bool:
     return _PLAIN_WORD.fullmatch(host) is None or host.lower() == "localhost"
 
 
-def _link_end(token: str, start: int) -> int:
+def _link_end(token: str, start: int, limit: int | None = None) -> int:
     """Where a link starting at ``start`` ends: GFM's rules for trailing punctuation.
 
     Every step is bounded by this link's own extent, so reading a token stays linear
-    however many links it holds.
+    however many links it holds. ``limit``: a mention's extent, read as a text of its
+    own (what comes before it is not looked at).
     """
-    end = len(token)
-    if start and token[start - 1] == "(":
+    end = len(token) if limit is None else limit
+    if limit is None and start and token[start - 1] == "(":
         # A link destination ("](https://a.example/)", or a URL in parentheses) ends at
         # its first unbalanced ")": "[a](https://a.example/)[b](//b.example/)" is two links.
         closing = _unbalanced_close(token, start, end)

@@ -37,7 +37,15 @@ _DOTS = "\u3002\uff0e\uff61"
 # would be tried at every position of the text.
 _UNSEEN_CJK_RULED = re.compile(rf"[^\s\x21-\x7e{_CJK_RULED}]")
 _UNSEEN = re.compile(r"[^\s\x21-\x7e]")
-_DEFANGED = re.compile(r"[\[({](?:\.|[dD][oO][tT])[\])}]")
+# Found in the same Aho-Corasick pass as the rules (on the lower-cased text): escapes,
+# backslashes, punycode and defanged dots ("[.]", "(dot)"), which hide a host from a
+# substring. One pass instead of a regex scan of the text for each.
+_HIDING = (
+    "%",
+    "\\",
+    "xn--",
+    *(opener + dot + closer for opener in "[({" for dot in (".", "dot") for closer in "])}"),
+)
 
 
 class RuleFinder:
@@ -51,7 +59,7 @@ class RuleFinder:
     __slots__ = ("_automaton", "_unseen")
 
     def __init__(self, hosts: Iterable[str], *, cjk: bool) -> None:
-        self._automaton = AhoCorasick(sorted(set(hosts)))
+        self._automaton = AhoCorasick([*sorted(set(hosts) - set(_HIDING)), *_HIDING])
         self._unseen = _UNSEEN_CJK_RULED if cjk else _UNSEEN
 
     def tokens_to_read(self, text: str) -> list[tuple[int, str]]:
@@ -70,12 +78,6 @@ class RuleFinder:
             return list(tokens(text))  # lone surrogates: no UTF-8 for the automaton
         positions = [start for _, start, _ in matches]
         positions.extend(match.start() for match in self._unseen.finditer(text))
-        positions.extend(match.start() for match in _DEFANGED.finditer(text))
-        for hidden in ("%", "\\", "xn--"):  # escapes, backslashes, punycode
-            position = lowered.find(hidden)
-            while position != -1:
-                positions.append(position)
-                position = lowered.find(hidden, position + len(hidden))
         if not positions:
             return []
         reversed_text = text[::-1]
