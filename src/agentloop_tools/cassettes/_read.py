@@ -266,7 +266,16 @@ class Reader:
         self._body = body
         client = self._clients.get(api)
         if client is None:
-            client = self._clients[api] = _client(api, lambda: self._body)
+            try:
+                client = self._clients[api] = _client(api, lambda: self._body)
+            except ModuleNotFoundError as error:
+                # Name the extra that brings it, not just the module agentloop misses.
+                extra = "anthropic" if api == "anthropic" else "openai-compat"
+                raise ModuleNotFoundError(
+                    f"{error}: reading {_API_NAMES[api]} recordings needs its SDK; install "
+                    f"it with pip install 'based-models-agentloop-tools[{extra}]'",
+                    name=error.name,
+                ) from None
         messages = (Message(role="user", content=(_text("recorded turn"),)),)
         return client.complete(ModelRequest(messages=messages))
 
