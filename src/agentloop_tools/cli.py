@@ -586,11 +586,17 @@ def _evidence_of(reader: Any, path: Path) -> dict[str, Any]:
                     ],
                 }
             )
+    from agentloop_tools import _provenance_view
+
+    dated = _provenance_view.entry(path)
     return {
         "path": str(path),
         "turns": turns,
         "tool_requests": reading.tool_traffic,
         "problems": [_problem(problem) for problem in reading.problems],
+        # A cassette's provenance (None: unknown age); a transcript has none to show.
+        "provenance": dated["provenance"] if dated else None,
+        "age_days": dated["age_days"] if dated else None,
     }
 
 
@@ -627,10 +633,16 @@ def _evidence_json(files: list[dict[str, Any]], out: TextIO) -> None:
 
 
 def _evidence_table(files: list[dict[str, Any]], out: TextIO) -> None:
+    from agentloop_tools import _provenance_view
     from agentloop_tools._evidence_record import also_written
 
     for file in files:
         out.write(f"{visible(str(file['path']))}\n")
+        if str(file["path"]).lower().endswith(_provenance_view.CASSETTE_SUFFIXES) and (
+            "provenance" in file
+        ):
+            dated = {"provenance": file["provenance"], "age_days": file["age_days"]}
+            out.writelines(f"  {line}\n" for line in _provenance_view.lines(dated))
         for turn in file["turns"]:
             calls = turn["interactions"]
             if len(calls) > 1:
