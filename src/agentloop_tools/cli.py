@@ -33,7 +33,7 @@ from agentloop_tools._visible import visible, xml_text
 FORMATS = ("table", "json", "github", "junit", "sarif")
 INPUT_SUFFIXES = (".yaml", ".yml", ".jsonl", ".json")
 EXIT_CLEAN, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
-COMMANDS = ("audit", "evidence", "scan")
+COMMANDS = ("audit", "evidence", "scan", "explain")
 # Never searched inside a directory: version control, and (for audit and evidence,
 # which read only cassettes and transcripts) environments and caches.
 VCS_FOLDERS = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", ".jj"})
@@ -108,6 +108,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _audit(args)
         if args.command == "evidence":
             return _evidence(args)
+        if args.command == "explain":
+            return _explain(args)
         return _scan(args)
     except UsageProblem as problem:
         _stderr(f"agentloop-tools {command}: {problem}")
@@ -157,24 +159,7 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_inputs(audit)
-    policy = audit.add_mutually_exclusive_group()
-    policy.add_argument(
-        "--allow",
-        action="extend",
-        type=_domains,
-        metavar="DOMAIN[,DOMAIN...]",
-        help="permit only these domains (repeat the flag or separate with commas)",
-    )
-    policy.add_argument(
-        "--block",
-        action="extend",
-        type=_domains,
-        metavar="DOMAIN[,DOMAIN...]",
-        help="permit all but these domains (repeat the flag or separate with commas)",
-    )
-    policy.add_argument(
-        "--policy", metavar="FILE", help="a TOML file with allow = [...] or block = [...]"
-    )
+    _add_policy(audit)
     _add_output(audit)
     baseline = audit.add_mutually_exclusive_group()
     baseline.add_argument(
@@ -210,7 +195,31 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     scan.add_argument(
         "paths", nargs="+", metavar="PATH", help="files or directories (every file, recursive)"
     )
-    return parser, {"audit": audit, "evidence": evidence, "scan": scan}
+    from agentloop_tools import _explain_cli
+
+    explain = _explain_cli.add_parser(commands, EPILOG, _add_policy)
+    return parser, {"audit": audit, "evidence": evidence, "scan": scan, "explain": explain}
+
+
+def _add_policy(parser: argparse.ArgumentParser) -> None:
+    policy = parser.add_mutually_exclusive_group()
+    policy.add_argument(
+        "--allow",
+        action="extend",
+        type=_domains,
+        metavar="DOMAIN[,DOMAIN...]",
+        help="permit only these domains (repeat the flag or separate with commas)",
+    )
+    policy.add_argument(
+        "--block",
+        action="extend",
+        type=_domains,
+        metavar="DOMAIN[,DOMAIN...]",
+        help="permit all but these domains (repeat the flag or separate with commas)",
+    )
+    policy.add_argument(
+        "--policy", metavar="FILE", help="a TOML file with allow = [...] or block = [...]"
+    )
 
 
 def _domains(value: str) -> list[str]:
@@ -521,6 +530,22 @@ def _audit_junit(audits: list[FileAudit], policy: Any, origin: str, out: TextIO)
     out.write('<?xml version="1.0" encoding="utf-8"?>\n')
     out.write(ElementTree.tostring(root, encoding="unicode"))
     out.write("\n")
+
+
+# --- explain -----------------------------------------------------------------------
+
+
+def _explain(args: argparse.Namespace) -> int:
+    from agentloop_tools import _explain_cli
+
+    policy, origin = _policy(args)
+    explanations = [policy.explain(subject) for subject in _explain_cli.subjects(args.subjects)]
+    _emit(
+        None,
+        lambda out: _explain_cli.write(explanations, policy, origin, args.format, out),
+        exact=args.format == "json",
+    )
+    return EXIT_CLEAN if all(e.permitted for e in explanations) else EXIT_FOUND
 
 
 # --- evidence ----------------------------------------------------------------------

@@ -10,6 +10,7 @@ False
 
 from agentloop_tools.web._client_search import search_tool, web_search
 from agentloop_tools.web._evidence import citations, sources
+from agentloop_tools.web._explain import Explanation, Reading
 from agentloop_tools.web._fetch import Resolver, web_fetch
 from agentloop_tools.web._pages import PageViolation, per_page
 from agentloop_tools.web._policy import DomainPolicy, Violation
@@ -19,8 +20,10 @@ from agentloop_tools.web._tool_errors import FatalToolError, ToolFailure
 
 __all__ = [
     "DomainPolicy",
+    "Explanation",
     "FatalToolError",
     "PageViolation",
+    "Reading",
     "Resolver",
     "SearchHit",
     "ToolFailure",

@@ -12,7 +12,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from agentloop import HostedTool, Transcript
 from agentloop.transcript import Message, TextPart, join_text
@@ -36,6 +36,9 @@ from agentloop_tools.web._text import (
 )
 from agentloop_tools.web._url import Location, locate, nested_urls, quick_host
 from agentloop_tools.web._verdict import verdict
+
+if TYPE_CHECKING:
+    from agentloop_tools.web._explain import Explanation
 
 type Mode = Literal["allow", "block"]
 type Where = Literal["source", "citation", "text", "tool-call", "tool-result", "redirect", "robots"]
@@ -214,6 +217,17 @@ class DomainPolicy:
         if not isinstance(url_or_host, str):
             return self._mode == "block"
         return self._judge_url(url_or_host)[0]
+
+    def explain(self, url_or_text: str) -> Explanation:
+        """Why this policy permits or refuses a URL, or each link and mention in a text.
+
+        Returns an ``Explanation``: ``.permitted`` (``permits(url)`` for a URL; no
+        ``audit`` finding for a text), ``.readings`` (each with its name, host and
+        matched rule) and a ``str()`` that reads as a short paragraph.
+        """
+        from agentloop_tools.web._explain import explain
+
+        return explain(self, url_or_text)
 
     def audit(
         self, transcript: Transcript | Sequence[Message], *, since: int = 0
