@@ -29,6 +29,7 @@ TOPICS: dict[str, tuple[str, str]] = {
     "assert_searched": ("testing.md", "assert_searched"),
     "assert_no_violations": ("testing.md", "assert_no_violations"),
     "secrets": ("secrets.md", "while-recording"),
+    "sarif": ("cli.md", "sarif-for-code-scanning"),
 }
 
 

@@ -23,7 +23,6 @@ SCHEMA = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 )
 ALLOWLIST_RULE = "not-on-the-allowlist"
-INFORMATION = "https://github.com/based-models/agentloop-tools/blob/main/docs/cli.md"
 # Interaction lines are found by reading the file's lines: bounded like the reader.
 _MAX_SCAN_BYTES = 64 * 1024 * 1024
 
@@ -34,6 +33,12 @@ class Audited(Protocol):
     problems: list[dict[str, Any]]
 
 
+def _information() -> str:
+    from agentloop_tools._docs import docs_url
+
+    return docs_url("sarif")
+
+
 def rule_id(mode: str, rule: str | None) -> str:
     if rule is None:
         return ALLOWLIST_RULE
@@ -41,6 +46,7 @@ def rule_id(mode: str, rule: str | None) -> str:
 
 
 def _rules(policy: Any) -> list[dict[str, Any]]:
+    information = _information()
     rules = []
     for domain in policy.domains:
         if policy.mode == "block":
@@ -54,7 +60,7 @@ def _rules(policy: Any) -> list[dict[str, Any]]:
                 "id": rule_id(policy.mode, domain),
                 "name": "BlockedDomain" if policy.mode == "block" else "AllowedDomain",
                 "shortDescription": {"text": text},
-                "helpUri": INFORMATION,
+                "helpUri": information,
                 "defaultConfiguration": {"level": level},
                 "properties": {"domain": domain, "mode": policy.mode},
             }
@@ -69,7 +75,7 @@ def _rules(policy: Any) -> list[dict[str, Any]]:
             "id": ALLOWLIST_RULE,
             "name": "NotOnTheAllowlist",
             "shortDescription": {"text": allowlist},
-            "helpUri": INFORMATION,
+            "helpUri": information,
             "defaultConfiguration": {"level": "error"},
         }
     )
@@ -187,7 +193,7 @@ def write(audits: list[Audited], policy: Any, origin: str, out: TextIO) -> None:
                     "driver": {
                         "name": "agentloop-tools",
                         "version": __version__,
-                        "informationUri": INFORMATION,
+                        "informationUri": _information(),
                         "rules": _rules(policy),
                     }
                 },

@@ -125,8 +125,14 @@ def explain(policy: DomainPolicy, url_or_text: str) -> Explanation:
     if not isinstance(url_or_text, str):
         raise TypeError(f"explain() takes a URL or a text (str), not {type(url_or_text).__name__}")
     candidate = url_or_text.strip()
-    if candidate and not any(ch.isspace() for ch in candidate) and locate(candidate):
-        return explain_url(policy, candidate)
+    if candidate and not any(ch.isspace() for ch in candidate):
+        location = locate(candidate)
+        # One word is a URL when it reads as one: a scheme, "//", or a dotted host or IP
+        # ("the." is a word, "python.org" a host, as permits() reads both).
+        if location is not None and (
+            "//" in candidate or "\\" in candidate or "." in location.host or location.is_ip
+        ):
+            return explain_url(policy, candidate)
     return explain_text(policy, url_or_text)
 
 
