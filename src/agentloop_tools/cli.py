@@ -173,6 +173,13 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
         help="report only violations FILE does not hold; list its stale entries",
     )
     audit.add_argument(
+        "--jobs",
+        type=_jobs,
+        default=1,
+        metavar="N",
+        help="audit in N processes (files, and pieces of transcript logs); same output",
+    )
+    audit.add_argument(
         "--strict-baseline",
         action="store_true",
         help="with --baseline: a stale entry (no longer found) fails the run too",
@@ -220,6 +227,22 @@ def _add_policy(parser: argparse.ArgumentParser) -> None:
     policy.add_argument(
         "--policy", metavar="FILE", help="a TOML file with allow = [...] or block = [...]"
     )
+
+
+MAX_JOBS = 64
+
+
+def _jobs(value: str) -> int:
+    try:
+        jobs = int(value)
+    except ValueError:
+        jobs = 0
+    if not 1 <= jobs <= MAX_JOBS:
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not a number of processes from 1 to {MAX_JOBS} "
+            f"(this machine has {os.cpu_count() or 1} core(s))"
+        )
+    return jobs
 
 
 def _domains(value: str) -> list[str]:
@@ -279,34 +302,21 @@ def _audit(args: argparse.Namespace) -> int:
     policy, origin = _policy(args)
     found = _collect_for(args, hint_domains=bool(args.allow or args.block))
     _require_something(found, args.paths, "audit")
-    from agentloop_tools._evidence_record import violation_entry
-    from agentloop_tools.cassettes import Reader
+    from agentloop_tools import _jsonl
 
-    reader = Reader()
     audits: list[FileAudit] = [
         FileAudit(problem["path"], problems=[problem]) for problem in found.problems
     ]
-    for path in _progress(found.files, "audit"):
-        audit = FileAudit(str(path))
-        try:
-            reading = reader.read(path)
-            audit.transcripts = len(reading.transcripts)
-            audit.tool_requests = reading.tool_traffic
-            audit.problems = [_problem(problem) for problem in reading.problems]
-            for number, (transcript, interactions) in enumerate(
-                zip(reading.transcripts, reading.interactions, strict=True)
-            ):
-                for violation in policy.audit(transcript):
-                    index = violation.message_index
-                    audit.violations.append(
-                        violation_entry(
-                            replace(violation, conversation=number),
-                            interaction=interactions[index] if index < len(interactions) else None,
-                        )
-                    )
-        except Exception as error:  # one bad file never stops the run
-            audit.problems.append(_failure(path, error))
-        audits.append(audit)
+    work = _jsonl.units(found.files)
+    if args.jobs > 1:
+        done = _jsonl.run(work, policy, audit_one, args.jobs)
+    else:
+        done = [(unit, _jsonl.do(unit, policy, audit_one)) for unit in _progress(work, "audit")]
+    for part in _jsonl.merge(done).values():
+        audits.append(
+            FileAudit(part.path, part.transcripts, part.tool_requests, part.violations,
+                      part.problems)
+        )  # fmt: skip
     audits.sort(key=lambda audit: audit.path)
     from agentloop_tools import _baseline
 
@@ -342,6 +352,40 @@ def _audit(args: argparse.Namespace) -> int:
     if any(audit.violations for audit in audits):
         return EXIT_FOUND
     return EXIT_USAGE if problems else EXIT_CLEAN
+
+
+_READER: Any = None  # one per process: its clients are built once
+
+
+def audit_one(path: str, policy: Any) -> Any:
+    """Audit one cassette or transcript file (in this process or a --jobs worker)."""
+    global _READER
+    from agentloop_tools._evidence_record import violation_entry
+    from agentloop_tools._jsonl import Part
+    from agentloop_tools.cassettes import Reader
+
+    if _READER is None:
+        _READER = Reader()
+    audit = Part(path)
+    try:
+        reading = _READER.read(Path(path))
+        audit.transcripts = len(reading.transcripts)
+        audit.tool_requests = reading.tool_traffic
+        audit.problems = [_problem(problem) for problem in reading.problems]
+        for number, (transcript, interactions) in enumerate(
+            zip(reading.transcripts, reading.interactions, strict=True)
+        ):
+            for violation in policy.audit(transcript):
+                index = violation.message_index
+                audit.violations.append(
+                    violation_entry(
+                        replace(violation, conversation=number),
+                        interaction=interactions[index] if index < len(interactions) else None,
+                    )
+                )
+    except Exception as error:  # one bad file never stops the run
+        audit.problems.append(_failure(Path(path), error))
+    return audit
 
 
 def _extra(format: str, found: Found, outcome: Any) -> dict[str, Any]:
@@ -1025,14 +1069,14 @@ def _report_skipped(skipped: set[str]) -> None:
         _stderr(f"agentloop-tools: not searched: {', '.join(sorted(skipped))} folders")
 
 
-def _progress(paths: list[Path], command: str) -> list[Path]:
+def _progress[T](paths: list[T], command: str) -> list[T]:
     """The paths, reporting progress on stderr for long runs."""
     if len(paths) <= 200 and not (len(paths) > 20 and sys.stderr.isatty()):
         return paths
     step = max(len(paths) // 10, 1)
 
-    class _Reporting(list[Path]):
-        def __iter__(self) -> Iterator[Path]:
+    class _Reporting(list[T]):
+        def __iter__(self) -> Iterator[T]:
             for number, path in enumerate(super().__iter__(), start=1):
                 yield path
                 if number % step == 0 or number == len(self):
