@@ -75,6 +75,7 @@ def test_each_example_runs(source: str, example: str, order: str, tmp_path: Path
         [anthropic_message([anthropic_text("Hi.", cite=["https://docs.python.org/3/"])])],
     )
     (tmp_path / "run.jsonl").write_text(to_jsonl(transcript.messages))
+    (tmp_path / "day.jsonl").write_text(transcript.model_dump_json() + "\n")  # a log
     arguments = shlex.split(example)[1:]
     arguments = [STAND_INS.get(argument, argument) for argument in arguments]
     if order == "options first":

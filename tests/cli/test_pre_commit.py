@@ -50,3 +50,36 @@ def test_a_missing_sdk_names_the_extra_that_brings_it() -> None:
     assert result.returncode == 2
     assert "httpx2" in result.stdout
     assert "pip install 'based-models-agentloop-tools[anthropic]'" in result.stdout
+
+
+def test_the_documented_rev_is_a_commit_with_both_hooks() -> None:
+    import re
+    import shutil
+
+    import pytest
+
+    text = (REPO / "docs" / "cli.md").read_text()
+    [rev] = re.findall(r"^\s+rev: (\S+)", text, re.MULTILINE)
+    assert re.fullmatch(r"[0-9a-f]{40}", rev), "pin a full commit: no release is tagged yet"
+    if shutil.which("git") is None or not (REPO / ".git").exists():
+        pytest.skip("not a git checkout: the commit cannot be looked up here")
+    shown = subprocess.run(
+        ["git", "-C", str(REPO), "show", f"{rev}:.pre-commit-hooks.yaml"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    if shown.returncode != 0 and (REPO / ".git" / "shallow").exists():
+        pytest.skip("a shallow clone: the pinned commit may be outside it")
+    assert shown.returncode == 0, shown.stderr
+    ids = {hook["id"] for hook in yaml.safe_load(shown.stdout)}
+    assert {"agentloop-tools-scan", "agentloop-tools-audit"} <= ids
+
+
+def test_the_pypi_description_links_only_absolute_addresses() -> None:
+    import re
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    assert project["readme"] == "PYPI.md"
+    text = (REPO / "PYPI.md").read_text()
+    links = re.findall(r"\]\(([^)]+)\)", text) + re.findall(r"<([^>]+)>", text)
+    assert links
+    assert all(link.startswith("https://") for link in links), links
