@@ -3,6 +3,7 @@
     agentloop-tools audit PATH... [--allow D[,D...] | --block D[,D...] | --policy FILE]
     agentloop-tools evidence PATH...
     agentloop-tools scan PATH...
+    agentloop-tools explain URL_OR_TEXT... [--allow ... | --block ... | --policy FILE]
     agentloop-tools --version
 
 Options and paths mix in any order; ``--allow``/``--block`` take one value each, a
@@ -51,6 +52,9 @@ examples:
   agentloop-tools audit tests/cassettes      # policy from [tool.agentloop-tools]
   agentloop-tools evidence cassettes/test_agent/test_cites.yaml
   agentloop-tools scan tests/cassettes       # as a pre-commit hook: exit 1 on a secret
+  agentloop-tools audit tests/cassettes --write-baseline audit-baseline.json
+  agentloop-tools audit tests/cassettes --baseline audit-baseline.json --format sarif
+  agentloop-tools explain --allow python.org https://docs.python.org/3/
 
 policy files and pyproject.toml:
   [tool.agentloop-tools]
@@ -512,8 +516,9 @@ def _audit_json(
             "files": len(audits),
             "violations": sum(len(audit.violations) for audit in audits),
             "problems": sum(len(audit.problems) for audit in audits),
-            "left_out": _left_out(found),
         },
+        # Files --exclude, --respect-gitignore and the JSON check left out, counted.
+        "left_out": _left_out(found),
     }
     if outcome is not None and outcome.comparison is not None:
         from agentloop_tools._baseline import KEYS

@@ -3,6 +3,7 @@ job .ci/dask installs the ``dask`` extra; without it these tests skip, saying so
 
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
 
@@ -32,7 +33,9 @@ def test_the_recipe_gives_what_the_command_line_gives(
     policy = DomainPolicy.block(["wikipedia.org"])
 
     # The recipe of docs/cli.md, as written there.
-    from dask.distributed import Client, LocalCluster
+    # Imported by name: dask is optional, so mypy may not find it (it is typed when there).
+    dask_distributed = importlib.import_module("dask.distributed")
+    Client, LocalCluster = dask_distributed.Client, dask_distributed.LocalCluster
 
     with (
         LocalCluster(n_workers=2, threads_per_worker=1, processes=True) as cluster,

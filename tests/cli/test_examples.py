@@ -41,7 +41,7 @@ def examples() -> list[tuple[str, str]]:
 
 def test_the_examples_are_found() -> None:
     commands = {command.split()[1] for _, command in examples()}
-    assert commands == {"audit", "evidence", "scan"}
+    assert commands == {"audit", "evidence", "scan", "explain"}
 
 
 # Options that take no value.
