@@ -72,6 +72,8 @@ def is_log(path: str | Path) -> bool:
         return True  # too long for a message line too: read as a log, it says so
     try:
         first = json.loads(line)
+    except RecursionError:
+        return False  # nested past Python's limit: the reader refuses it, with its reason
     except ValueError:
         # A truncated first line of a log still starts like one.
         return line.lstrip().startswith(b'{"messages"')
@@ -165,6 +167,14 @@ def audit_log_piece(unit: Unit, policy: Any) -> Part:
                         number,
                         'not a transcript (expected {"messages": [...]}, as '
                         f"Transcript.model_dump_json() writes): {' '.join(reason.split())[:200]}",
+                    )
+                )
+                continue
+            except Exception as error:  # hostile input never stops the run
+                reason = " ".join(str(error).split())[:200]
+                part.problems.append(
+                    _line_problem(
+                        unit.path, number, f"could not be read ({type(error).__name__}: {reason})"
                     )
                 )
                 continue

@@ -161,3 +161,22 @@ def test_evidence_reads_a_log(tmp_path: Path, lines: list[str]) -> None:
         "question 1",
         "question 2",
     ]
+
+
+def test_hostile_lines_are_problems_and_the_rest_is_read(tmp_path: Path, lines: list[str]) -> None:
+    deep = '{"messages": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    log = tmp_path / "day.jsonl"
+    log.write_text(lines[1] + "\n" + deep + "\n" + "\x00\xff garbage\n" + lines[1] + "\n")
+    result = run("audit", log, "--block", "wikipedia.org", "--format", "json")
+    assert "Traceback" not in result.stderr
+    assert result.returncode == 1, result.stderr
+    [file] = json.loads(result.stdout)["files"]
+    assert [p["reason"].split(":")[0] for p in file["problems"]] == ["line 2", "line 3"]
+    assert {v["line"] for v in file["violations"]} == {1, 4}
+    # A first line nested past any limit is no log: the reader refuses it with its reason.
+    first = tmp_path / "deep.jsonl"
+    first.write_text("[" * 100_000 + "]" * 100_000 + "\n")
+    refused = run("audit", first, "--block", "wikipedia.org")
+    assert refused.returncode == 2
+    assert "Traceback" not in refused.stderr
+    assert "internal error" not in refused.stderr
