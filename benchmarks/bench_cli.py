@@ -6,6 +6,9 @@ Target (issue #4): auditing 1,000 cassettes takes seconds, not minutes. The cass
 are the repository's own (demo and examples, both providers, JSON bodies), copied with
 a different prompt each so no two files are the same.
 
+With a baseline (issue 20): writing it, auditing against it (``--format github``, the CI
+step), the same with ``--jobs 2``, and ``--format sarif``.
+
 Also ``scan`` over the same 1,000 files (MB/s of file read, decoded and checked), and
 the time to refuse a YAML alias bomb and a 100,000-deep JSON file (issue #8: bounded
 time on hostile input).
@@ -44,6 +47,7 @@ def main() -> None:
                 f"audit {COUNT} cassettes {' '.join(policy)}: {elapsed:.2f} s "
                 f"(exit {result.returncode}, {COUNT / elapsed:.0f} cassettes/s)"
             )
+        with_baseline(directory)
         size = sum(path.stat().st_size for path in directory.iterdir())
         started = time.perf_counter()
         result = subprocess.run(
@@ -58,6 +62,33 @@ def main() -> None:
         hostile(directory)
     finally:
         shutil.rmtree(directory)
+
+
+def with_baseline(directory: Path) -> None:
+    """Issue 20: the CI step with a baseline of today's violations, and --jobs 2."""
+    baseline = directory.parent / f"{directory.name}-baseline.json"
+    policy = ["--block", "wikipedia.org,medium.com"]
+    runs = {
+        "--write-baseline": [*policy, "--write-baseline", str(baseline)],
+        "--baseline": [*policy, "--baseline", str(baseline), "--format", "github"],
+        "--baseline --jobs 2": [*policy, "--baseline", str(baseline), "--jobs", "2"],
+        "--format sarif": [*policy, "--format", "sarif"],
+    }
+    try:
+        for name, arguments in runs.items():
+            started = time.perf_counter()
+            result = subprocess.run(
+                [sys.executable, "-m", "agentloop_tools", "audit", str(directory), *arguments],
+                capture_output=True, check=False,
+            )  # fmt: skip
+            elapsed = time.perf_counter() - started
+            entries = baseline.read_text().count('"file"') if baseline.exists() else 0
+            print(
+                f"audit {COUNT} cassettes {name}: {elapsed:.2f} s (exit {result.returncode}, "
+                f"{entries} baseline entries)"
+            )
+    finally:
+        baseline.unlink(missing_ok=True)
 
 
 def hostile(directory: Path) -> None:

@@ -30,6 +30,7 @@ TOPICS: dict[str, tuple[str, str]] = {
     "assert_no_violations": ("testing.md", "assert_no_violations"),
     "assert_links_grounded": ("testing.md", "assert_links_grounded"),
     "secrets": ("secrets.md", "while-recording"),
+    "sarif": ("cli.md", "sarif-for-code-scanning"),
 }
 
 

@@ -329,6 +329,9 @@ def test_evidence_lists_sources_and_citations_per_turn() -> None:
     assert result.returncode == 0
     assert result.stdout.splitlines() == [
         str(OPENAI_DEMO),
+        # The demo cassettes predate provenance: their age is unknown, and said so.
+        "  recorded: unknown (no provenance in the cassette: age unknown; re-record it with "
+        "the agentloop-tools plugin to date it)",
         "  turn at interaction 0: What changed in Python 3.13's interactive interpreter?",
         # One page, one line: the URL OpenAI cites with ?utm_source=openai is the same page.
         "    sources (2):",

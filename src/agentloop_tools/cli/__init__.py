@@ -3,6 +3,7 @@
     agentloop-tools audit PATH... [--allow D[,D...] | --block D[,D...] | --policy FILE]
     agentloop-tools evidence PATH...
     agentloop-tools scan PATH...
+    agentloop-tools explain URL_OR_TEXT... [--allow ... | --block ... | --policy FILE]
     agentloop-tools --version
 
 Options and paths mix in any order; ``--allow``/``--block`` take one value each, a
@@ -31,10 +32,10 @@ from typing import Any, TextIO
 from agentloop_tools._errors import UsageProblem
 from agentloop_tools._visible import visible, xml_text
 
-FORMATS = ("table", "json", "github", "junit")
+FORMATS = ("table", "json", "github", "junit", "sarif")
 INPUT_SUFFIXES = (".yaml", ".yml", ".jsonl", ".json")
 EXIT_CLEAN, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
-COMMANDS = ("audit", "evidence", "scan")
+COMMANDS = ("audit", "evidence", "scan", "explain")
 # Never searched inside a directory: version control, and (for audit and evidence,
 # which read only cassettes and transcripts) environments and caches.
 VCS_FOLDERS = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", ".jj"})
@@ -52,6 +53,9 @@ examples:
   agentloop-tools audit tests/cassettes      # policy from [tool.agentloop-tools]
   agentloop-tools evidence cassettes/test_agent/test_cites.yaml
   agentloop-tools scan tests/cassettes       # as a pre-commit hook: exit 1 on a secret
+  agentloop-tools audit tests/cassettes --write-baseline audit-baseline.json
+  agentloop-tools audit tests/cassettes --baseline audit-baseline.json --format sarif
+  agentloop-tools explain --allow python.org https://docs.python.org/3/
 
 policy files and pyproject.toml:
   [tool.agentloop-tools]
@@ -105,6 +109,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _audit(args)
         if args.command == "evidence":
             return _evidence(args)
+        if args.command == "explain":
+            return _explain(args)
         return _scan(args)
     except UsageProblem as problem:
         _stderr(f"agentloop-tools {command}: {problem}")
@@ -154,25 +160,31 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_inputs(audit)
-    policy = audit.add_mutually_exclusive_group()
-    policy.add_argument(
-        "--allow",
-        action="extend",
-        type=_domains,
-        metavar="DOMAIN[,DOMAIN...]",
-        help="permit only these domains (repeat the flag or separate with commas)",
-    )
-    policy.add_argument(
-        "--block",
-        action="extend",
-        type=_domains,
-        metavar="DOMAIN[,DOMAIN...]",
-        help="permit all but these domains (repeat the flag or separate with commas)",
-    )
-    policy.add_argument(
-        "--policy", metavar="FILE", help="a TOML file with allow = [...] or block = [...]"
-    )
+    _add_policy(audit)
     _add_output(audit)
+    baseline = audit.add_mutually_exclusive_group()
+    baseline.add_argument(
+        "--write-baseline",
+        metavar="FILE",
+        help="record today's violations in FILE (sorted JSON) and exit 0",
+    )
+    baseline.add_argument(
+        "--baseline",
+        metavar="FILE",
+        help="report only violations FILE does not hold; list its stale entries",
+    )
+    audit.add_argument(
+        "--jobs",
+        type=_jobs,
+        default=1,
+        metavar="N",
+        help="audit in N processes (files, and pieces of transcript logs); same output",
+    )
+    audit.add_argument(
+        "--strict-baseline",
+        action="store_true",
+        help="with --baseline: a stale entry (no longer found) fails the run too",
+    )
     evidence = commands.add_parser(
         "evidence",
         help="list the sources and citations per file and turn",
@@ -212,7 +224,47 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     scan.add_argument(
         "paths", nargs="+", metavar="PATH", help="files or directories (every file, recursive)"
     )
-    return parser, {"audit": audit, "evidence": evidence, "scan": scan}
+    from agentloop_tools.cli import _explain as _explain_cli
+
+    explain = _explain_cli.add_parser(commands, EPILOG, _add_policy)
+    return parser, {"audit": audit, "evidence": evidence, "scan": scan, "explain": explain}
+
+
+def _add_policy(parser: argparse.ArgumentParser) -> None:
+    policy = parser.add_mutually_exclusive_group()
+    policy.add_argument(
+        "--allow",
+        action="extend",
+        type=_domains,
+        metavar="DOMAIN[,DOMAIN...]",
+        help="permit only these domains (repeat the flag or separate with commas)",
+    )
+    policy.add_argument(
+        "--block",
+        action="extend",
+        type=_domains,
+        metavar="DOMAIN[,DOMAIN...]",
+        help="permit all but these domains (repeat the flag or separate with commas)",
+    )
+    policy.add_argument(
+        "--policy", metavar="FILE", help="a TOML file with allow = [...] or block = [...]"
+    )
+
+
+MAX_JOBS = 64
+
+
+def _jobs(value: str) -> int:
+    try:
+        jobs = int(value)
+    except ValueError:
+        jobs = 0
+    if not 1 <= jobs <= MAX_JOBS:
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not a number of processes from 1 to {MAX_JOBS} "
+            f"(this machine has {os.cpu_count() or 1} core(s))"
+        )
+    return jobs
 
 
 def _domains(value: str) -> list[str]:
@@ -234,6 +286,19 @@ def _add_inputs(parser: argparse.ArgumentParser) -> None:
         help="cassettes (.yaml/.yml, vcrpy's .json), transcripts (.jsonl/.json) or "
         "directories (recursive); no file to read at all is exit 2",
     )
+    parser.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="leave out files and folders matching GLOB (repeatable; every file left "
+        "out is counted on stderr)",
+    )
+    parser.add_argument(
+        "--respect-gitignore",
+        action="store_true",
+        help="leave out the files git ignores (counted on stderr); off by default",
+    )
 
 
 def _add_output(parser: argparse.ArgumentParser) -> None:
@@ -254,52 +319,127 @@ class FileAudit:
 
 
 def _audit(args: argparse.Namespace) -> int:
+    if args.strict_baseline and not args.baseline:
+        raise UsageProblem("--strict-baseline needs --baseline FILE")
     policy, origin = _policy(args)
-    found = _collect(args.paths, INPUT_SUFFIXES, hint_domains=bool(args.allow or args.block))
+    found = _collect_for(args, hint_domains=bool(args.allow or args.block))
     _require_something(found, args.paths, "audit")
-    from agentloop_tools._report._entries import violation_entry
-    from agentloop_tools.cassettes import Reader
+    from agentloop_tools.cli import _jsonl
 
-    reader = Reader()
     audits: list[FileAudit] = [
         FileAudit(problem["path"], problems=[problem]) for problem in found.problems
     ]
-    for path in _progress(found.files, "audit"):
-        audit = FileAudit(str(path))
-        try:
-            reading = reader.read(path)
-            audit.transcripts = len(reading.transcripts)
-            audit.tool_requests = reading.tool_traffic
-            audit.problems = [_problem(problem) for problem in reading.problems]
-            for number, (transcript, interactions) in enumerate(
-                zip(reading.transcripts, reading.interactions, strict=True)
-            ):
-                for violation in policy.audit(transcript):
-                    index = violation.message_index
-                    audit.violations.append(
-                        violation_entry(
-                            replace(violation, conversation=number),
-                            interaction=interactions[index] if index < len(interactions) else None,
-                        )
-                    )
-        except Exception as error:  # one bad file never stops the run
-            audit.problems.append(_failure(path, error))
-        audits.append(audit)
+    work = _jsonl.units(found.files)
+    if args.jobs > 1:
+        done = _jsonl.run(work, policy, audit_one, args.jobs)
+    else:
+        done = [(unit, _jsonl.do(unit, policy, audit_one)) for unit in _progress(work, "audit")]
+    for part in _jsonl.merge(done).values():
+        audits.append(
+            FileAudit(part.path, part.transcripts, part.tool_requests, part.violations,
+                      part.problems)
+        )  # fmt: skip
     audits.sort(key=lambda audit: audit.path)
-    formatter = {
+    from agentloop_tools.cli import _baseline
+
+    try:
+        outcome = _baseline.apply(
+            audits, policy, write_to=args.write_baseline, read_from=args.baseline
+        )
+    except _baseline.BaselineError as error:
+        raise UsageProblem(str(error)) from None
+    from agentloop_tools.cli import _sarif
+
+    formatters: dict[str, Callable[..., None]] = {
         "table": _audit_table,
         "json": _audit_json,
         "github": _audit_github,
         "junit": _audit_junit,
-    }[args.format]
-    exact = args.format in ("json", "junit")  # JSON as recorded; junit escapes itself
-    _emit(args.output, lambda out: formatter(audits, policy, origin, out), exact=exact)
+        "sarif": _sarif.write,
+    }
+    formatter = formatters[args.format]
+    exact = args.format in ("json", "junit", "sarif")  # JSON as recorded; junit escapes itself
+    _emit(
+        args.output,
+        lambda out: formatter(audits, policy, origin, out, **_extra(args.format, found, outcome)),
+        exact=exact,
+    )
     _report_skipped(found.skipped)
     _report_ignored(found.ignored)
+    _report_left_out(found)
+    problems = any(audit.problems for audit in audits)
+    if outcome is not None:
+        return _baseline_exit(outcome, args.strict_baseline, audits, problems)
     # A violation found is a violation whatever else could not be read: 1 wins over 2.
     if any(audit.violations for audit in audits):
         return EXIT_FOUND
-    return EXIT_USAGE if any(audit.problems for audit in audits) else EXIT_CLEAN
+    return EXIT_USAGE if problems else EXIT_CLEAN
+
+
+_READER: Any = None  # one per process: its clients are built once
+
+
+def audit_one(path: str, policy: Any) -> Any:
+    """Audit one cassette or transcript file (in this process or a --jobs worker)."""
+    global _READER
+    from agentloop_tools._report._entries import violation_entry
+    from agentloop_tools.cassettes import Reader
+    from agentloop_tools.cli._jsonl import Part
+
+    if _READER is None:
+        _READER = Reader()
+    audit = Part(path)
+    try:
+        reading = _READER.read(Path(path))
+        audit.transcripts = len(reading.transcripts)
+        audit.tool_requests = reading.tool_traffic
+        audit.problems = [_problem(problem) for problem in reading.problems]
+        for number, (transcript, interactions) in enumerate(
+            zip(reading.transcripts, reading.interactions, strict=True)
+        ):
+            for violation in policy.audit(transcript):
+                index = violation.message_index
+                audit.violations.append(
+                    violation_entry(
+                        replace(violation, conversation=number),
+                        interaction=interactions[index] if index < len(interactions) else None,
+                    )
+                )
+    except Exception as error:  # one bad file never stops the run
+        audit.problems.append(_failure(Path(path), error))
+    return audit
+
+
+def _extra(format: str, found: Found, outcome: Any) -> dict[str, Any]:
+    """What the table and JSON formats add: files left out, and the baseline's outcome."""
+    if format in ("table", "json"):
+        return {"found": found, "outcome": outcome}
+    return {}
+
+
+def _baseline_exit(outcome: Any, strict: bool, audits: list[FileAudit], problems: bool) -> int:
+    from agentloop_tools.cli._baseline import describe
+
+    if outcome.written is not None:
+        incomplete = " (incomplete: some input could not be read)" if problems else ""
+        _stderr(
+            f"agentloop-tools: wrote {outcome.written} violation(s) to the baseline "
+            f"{outcome.path}{incomplete}; audit against it with --baseline {outcome.path}"
+        )
+        return EXIT_USAGE if problems else EXIT_CLEAN
+    comparison = outcome.comparison
+    if comparison.stale:
+        _stderr(
+            f"agentloop-tools: {len(comparison.stale)} stale baseline entr"
+            f"{'y' if len(comparison.stale) == 1 else 'ies'} in {outcome.path} (no longer "
+            f"found{'; --strict-baseline fails on them' if strict else ''}); remove them "
+            f"with --write-baseline {outcome.path}:"
+        )
+        for key in comparison.stale:
+            _stderr(f"  stale: {describe(key)}")
+    if any(audit.violations for audit in audits) or (strict and comparison.stale):
+        return EXIT_FOUND
+    return EXIT_USAGE if problems else EXIT_CLEAN
 
 
 def _policy(args: argparse.Namespace) -> tuple[Any, str]:
@@ -331,7 +471,14 @@ def _policy(args: argparse.Namespace) -> tuple[Any, str]:
     )
 
 
-def _audit_table(audits: list[FileAudit], policy: Any, origin: str, out: TextIO) -> None:
+def _audit_table(
+    audits: list[FileAudit],
+    policy: Any,
+    origin: str,
+    out: TextIO,
+    found: Found | None = None,
+    outcome: Any = None,
+) -> None:
     total = 0
     for audit in audits:
         if audit.violations:
@@ -349,11 +496,29 @@ def _audit_table(audits: list[FileAudit], policy: Any, origin: str, out: TextIO)
         + f"{total} violation(s) in {files_with} of {len(audits)} file(s); policy {policy!r} "
         f"from {origin}."
         + (f" {problems} input problem(s): the audit is incomplete." if problems else "")
+        + _baseline_note(outcome)
         + "\n"
     )
 
 
-def _audit_json(audits: list[FileAudit], policy: Any, origin: str, out: TextIO) -> None:
+def _baseline_note(outcome: Any) -> str:
+    if outcome is None or outcome.comparison is None:
+        return ""
+    comparison = outcome.comparison
+    return (
+        f" Baseline {outcome.path}: {comparison.known} known violation(s) not listed, "
+        f"{len(comparison.stale)} stale."
+    )
+
+
+def _audit_json(
+    audits: list[FileAudit],
+    policy: Any,
+    origin: str,
+    out: TextIO,
+    found: Found | None = None,
+    outcome: Any = None,
+) -> None:
     document = {
         "policy": {"mode": policy.mode, "domains": list(policy.domains), "from": origin},
         "files": [
@@ -371,7 +536,17 @@ def _audit_json(audits: list[FileAudit], policy: Any, origin: str, out: TextIO) 
             "violations": sum(len(audit.violations) for audit in audits),
             "problems": sum(len(audit.problems) for audit in audits),
         },
+        # Files --exclude, --respect-gitignore and the JSON check left out, counted.
+        "left_out": _left_out(found),
     }
+    if outcome is not None and outcome.comparison is not None:
+        from agentloop_tools.cli._baseline import KEYS
+
+        document["baseline"] = {
+            "path": str(outcome.path),
+            "known": outcome.comparison.known,
+            "stale": [dict(zip(KEYS, key, strict=True)) for key in outcome.comparison.stale],
+        }
     json.dump(document, out, indent=2)
     out.write("\n")
 
@@ -425,13 +600,29 @@ def _audit_junit(audits: list[FileAudit], policy: Any, origin: str, out: TextIO)
     out.write("\n")
 
 
+# --- explain -----------------------------------------------------------------------
+
+
+def _explain(args: argparse.Namespace) -> int:
+    from agentloop_tools.cli import _explain as _explain_cli
+
+    policy, origin = _policy(args)
+    explanations = [policy.explain(subject) for subject in _explain_cli.subjects(args.subjects)]
+    _emit(
+        None,
+        lambda out: _explain_cli.write(explanations, policy, origin, args.format, out),
+        exact=args.format == "json",
+    )
+    return EXIT_CLEAN if all(e.permitted for e in explanations) else EXIT_FOUND
+
+
 # --- evidence ----------------------------------------------------------------------
 
 
 def _evidence(args: argparse.Namespace) -> int:
     from agentloop_tools.cassettes import Reader
 
-    found = _collect(args.paths, INPUT_SUFFIXES)
+    found = _collect_for(args)
     _require_something(found, args.paths, "evidence")
     reader = Reader()
     if args.format == "html":
@@ -453,6 +644,7 @@ def _evidence(args: argparse.Namespace) -> int:
         _emit(args.output, lambda out: _evidence_table(files, out))
     _report_skipped(found.skipped)
     _report_ignored(found.ignored)
+    _report_left_out(found)
     return EXIT_USAGE if any(file["problems"] for file in files) else EXIT_CLEAN
 
 
@@ -491,11 +683,17 @@ def _evidence_of(reader: Any, path: Path) -> dict[str, Any]:
                     ],
                 }
             )
+    from agentloop_tools.cli import _provenance as _provenance_view
+
+    dated = _provenance_view.entry(path)
     return {
         "path": str(path),
         "turns": turns,
         "tool_requests": reading.tool_traffic,
         "problems": [_problem(problem) for problem in reading.problems],
+        # A cassette's provenance (None: unknown age); a transcript has none to show.
+        "provenance": dated["provenance"] if dated else None,
+        "age_days": dated["age_days"] if dated else None,
     }
 
 
@@ -602,9 +800,15 @@ def _evidence_json(files: list[dict[str, Any]], out: TextIO) -> None:
 
 def _evidence_table(files: list[dict[str, Any]], out: TextIO) -> None:
     from agentloop_tools._report._entries import also_written
+    from agentloop_tools.cli import _provenance as _provenance_view
 
     for file in files:
         out.write(f"{visible(str(file['path']))}\n")
+        if str(file["path"]).lower().endswith(_provenance_view.CASSETTE_SUFFIXES) and (
+            "provenance" in file
+        ):
+            dated = {"provenance": file["provenance"], "age_days": file["age_days"]}
+            out.writelines(f"  {line}\n" for line in _provenance_view.lines(dated))
         for turn in file["turns"]:
             calls = turn["interactions"]
             if len(calls) > 1:
@@ -709,13 +913,82 @@ class Found:
     skipped: set[str] = field(default_factory=set)
     # .json files a folder walk found that are neither a cassette nor a transcript.
     ignored: list[Path] = field(default_factory=list)
+    excluded: int = 0  # files --exclude left out (those in excluded folders included)
+    gitignored: int = 0  # files --respect-gitignore left out
+
+
+def _collect_for(args: argparse.Namespace, hint_domains: bool = False) -> Found:
+    """``audit``'s and ``evidence``'s inputs, less what --exclude and .gitignore leave out."""
+    from agentloop_tools.cli._skip import Exclusions, SkipProblem, git_ignored
+
+    exclusions = Exclusions(args.exclude)
+    found = _collect(args.paths, INPUT_SUFFIXES, hint_domains, exclusions)
+    # The baseline beside the cassettes is ours: neither read nor reported as skipped.
+    ours = {
+        os.path.abspath(name)
+        for name in (getattr(args, "baseline", None), getattr(args, "write_baseline", None))
+        if name
+    }
+    found.ignored = [path for path in found.ignored if os.path.abspath(path) not in ours]
+    if args.respect_gitignore:
+        # Only walked files: a file named on the command line is read, as git-aware
+        # tools do. A folder given is asked about as a whole.
+        explicit = {Path(raw) for raw in args.paths}
+        walked = [path for path in found.files if path not in explicit]
+        ignored: set[Path] = set()
+        try:
+            for raw in args.paths:
+                root = Path(raw)
+                if root.is_dir():
+                    under = [path for path in walked if _below(path, root)]
+                    ignored |= git_ignored(root, under)
+        except SkipProblem as problem:
+            raise UsageProblem(str(problem)) from None
+        found.gitignored = len(ignored)
+        found.files = [path for path in found.files if path not in ignored]
+    return found
+
+
+def _below(path: Path, root: Path) -> bool:
+    try:
+        path.relative_to(root)
+    except ValueError:
+        return False
+    return True
+
+
+def _left_out(found: Found | None) -> dict[str, int]:
+    if found is None:
+        return {"exclude": 0, "gitignore": 0, "not_evidence": 0}
+    return {
+        "exclude": found.excluded,
+        "gitignore": found.gitignored,
+        "not_evidence": len(found.ignored),
+    }
+
+
+def _report_left_out(found: Found) -> None:
+    """One line counting every file left out (a silently skipped cassette is an off-switch)."""
+    parts = []
+    if found.excluded:
+        parts.append(f"{found.excluded} matching --exclude")
+    if found.gitignored:
+        parts.append(f"{found.gitignored} ignored by git (--respect-gitignore)")
+    if found.ignored:
+        parts.append(f"{len(found.ignored)} JSON neither a cassette nor a transcript")
+    total = found.excluded + found.gitignored + len(found.ignored)
+    if total:
+        _stderr(f"agentloop-tools: left out {total} file(s): {', '.join(parts)}")
 
 
 _DOMAIN_LIKE = re.compile(r"[\w-]+(\.[\w-]+)*\.[A-Za-z]{2,}")
 
 
 def _collect(
-    paths: Sequence[str], suffixes: tuple[str, ...] | None, hint_domains: bool = False
+    paths: Sequence[str],
+    suffixes: tuple[str, ...] | None,
+    hint_domains: bool = False,
+    exclusions: Any = None,
 ) -> Found:
     """Every file under ``paths`` (with one of ``suffixes``, or any file when None).
 
@@ -738,8 +1011,11 @@ def _collect(
                 )
             found.problems.append({"path": raw, "interaction": None, "reason": reason})
             continue
+        if exclusions and exclusions.matches(path, None):
+            found.excluded += _count(path, suffixes, skip)
+            continue
         if path.is_dir():
-            _walk(path, suffixes, skip, visited, found)
+            _walk(path, suffixes, skip, visited, found, exclusions)
         elif suffixes is None or path.suffix.lower() in suffixes or not _regular(info.st_mode):
             found.files.append(path)  # reading it says why a FIFO or device is refused
         else:
@@ -772,6 +1048,7 @@ def _walk(
     skip: frozenset[str],
     visited: set[tuple[int, int]],
     found: Found,
+    exclusions: Any = None,
 ) -> None:
     stack = [root]
     while stack:
@@ -802,8 +1079,14 @@ def _walk(
             if is_dir:
                 if entry.name in skip:
                     found.skipped.add(entry.name)
+                elif exclusions and exclusions.matches(path, root):
+                    found.excluded += _count(path, suffixes, skip)
                 else:
                     folders.append(path)
+                continue
+            if exclusions and exclusions.matches(path, root):
+                if suffixes is None or path.suffix.lower() in suffixes:
+                    found.excluded += 1
                 continue
             if entry.is_symlink() and not path.exists():
                 try:
@@ -824,6 +1107,14 @@ def _walk(
         stack.extend(reversed(folders))
     found.files.sort()
     found.ignored.sort()
+
+
+def _count(path: Path, suffixes: tuple[str, ...] | None, skip: frozenset[str]) -> int:
+    from agentloop_tools.cli._skip import count_files
+
+    if path.is_dir():
+        return count_files(path, suffixes, skip)
+    return 1
 
 
 def _not_evidence(path: Path) -> bool:
@@ -875,14 +1166,14 @@ def _report_skipped(skipped: set[str]) -> None:
         _stderr(f"agentloop-tools: not searched: {', '.join(sorted(skipped))} folders")
 
 
-def _progress(paths: list[Path], command: str) -> list[Path]:
+def _progress[T](paths: list[T], command: str) -> list[T]:
     """The paths, reporting progress on stderr for long runs."""
     if len(paths) <= 200 and not (len(paths) > 20 and sys.stderr.isatty()):
         return paths
     step = max(len(paths) // 10, 1)
 
-    class _Reporting(list[Path]):
-        def __iter__(self) -> Iterator[Path]:
+    class _Reporting(list[T]):
+        def __iter__(self) -> Iterator[T]:
             for number, path in enumerate(super().__iter__(), start=1):
                 yield path
                 if number % step == 0 or number == len(self):

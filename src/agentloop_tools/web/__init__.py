@@ -11,6 +11,7 @@ False
 from agentloop_tools._errors import AgentloopToolsError
 from agentloop_tools.web._fetch._tool import Resolver, web_fetch
 from agentloop_tools.web._hosted_search import native_web_search
+from agentloop_tools.web._policy._explain import Explanation, Reading
 from agentloop_tools.web._policy._links import Link, links
 from agentloop_tools.web._policy._pages import PageViolation, per_page
 from agentloop_tools.web._policy._policy import DomainPolicy, Violation
@@ -30,12 +31,14 @@ from agentloop_tools.web._transcript._evidence import citations, sources
 __all__ = [
     "AgentloopToolsError",
     "DomainPolicy",
+    "Explanation",
     "FatalToolError",
     "FetchResult",
     "FetchedPage",
     "Link",
     "PageViolation",
     "PointInTimeWarning",
+    "Reading",
     "Resolver",
     "SearchHit",
     "SearchOptions",

@@ -267,7 +267,16 @@ class Reader:
         self._body = body
         client = self._clients.get(api)
         if client is None:
-            client = self._clients[api] = _client(api, lambda: self._body)
+            try:
+                client = self._clients[api] = _client(api, lambda: self._body)
+            except ModuleNotFoundError as error:
+                # Name the extra that brings it, not just the module agentloop misses.
+                extra = "anthropic" if api == "anthropic" else "openai-compat"
+                raise ModuleNotFoundError(
+                    f"{error}: reading {_API_NAMES[api]} recordings needs its SDK; install "
+                    f"it with pip install 'based-models-agentloop-tools[{extra}]'",
+                    name=error.name,
+                ) from None
         messages = (Message(role="user", content=(_text("recorded turn"),)),)
         return client.complete(ModelRequest(messages=messages))
 
@@ -436,6 +445,11 @@ def _read_transcripts(path: str | Path, reading: Reading) -> None:
     if text is None:
         return
     if str(path).endswith(".jsonl"):
+        from agentloop_tools.cli._jsonl import is_log
+
+        if is_log(path):  # a log: one transcript per line (the command line streams it)
+            _read_log_lines(path, text, reading)
+            return
         messages = []
         for number, line in enumerate(text.splitlines(), start=1):
             if not line.strip():
@@ -457,6 +471,22 @@ def _read_transcripts(path: str | Path, reading: Reading) -> None:
         reading.problems.append(Problem(str(path), None, reason))
         return
     _transcripts_from(path, data, reading)
+
+
+def _read_log_lines(path: str | Path, text: str, reading: Reading) -> None:
+    from pydantic import ValidationError
+
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            transcript = Transcript.model_validate_json(line)
+        except ValidationError as error:
+            reason = f"line {number} is not an agentloop transcript: {_first_error(error)}"
+            reading.problems.append(Problem(str(path), None, reason))
+            continue
+        reading.transcripts.append(transcript)
+        reading.interactions.append([None] * len(transcript.messages))
 
 
 _UNREAD = object()  # not JSON: the reason is already a problem (JSON's null is None)

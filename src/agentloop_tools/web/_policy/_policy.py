@@ -12,7 +12,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from agentloop import HostedTool, Transcript
 from agentloop.transcript import Message, TextPart, join_text
@@ -39,6 +39,9 @@ from agentloop_tools.web._text._markup import Decoded, decode, layout
 from agentloop_tools.web._text._prefilter import RuleFinder
 from agentloop_tools.web._transcript._evidence import message_sources, messages_of
 from agentloop_tools.web._transcript._tool_results import search_call_urls, search_sources
+
+if TYPE_CHECKING:
+    from agentloop_tools.web._policy._explain import Explanation
 
 type Mode = Literal["allow", "block"]
 type Where = Literal["source", "citation", "text", "tool-call", "tool-result", "redirect", "robots"]
@@ -218,6 +221,17 @@ class DomainPolicy:
         if not isinstance(url_or_host, str):
             return self._mode == "block"
         return self._judge_url(url_or_host)[0]
+
+    def explain(self, url_or_text: str) -> Explanation:
+        """Why this policy permits or refuses a URL, or each link and mention in a text.
+
+        Returns an ``Explanation``: ``.permitted`` (``permits(url)`` for a URL; no
+        ``audit`` finding for a text), ``.readings`` (each with its name, host and
+        matched rule) and a ``str()`` that reads as a short paragraph.
+        """
+        from agentloop_tools.web._policy._explain import explain
+
+        return explain(self, url_or_text)
 
     def audit(
         self, transcript: Transcript | Sequence[Message], *, since: int = 0

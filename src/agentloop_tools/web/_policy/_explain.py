@@ -1,0 +1,338 @@
+"""``DomainPolicy.explain(url_or_text)``: why the policy permits or refuses something.
+
+Built on the readings the policy itself makes (``_url.locate`` and the hosts it carries,
+``path_readings``, ``nested_urls``, the text scanner) and never a verdict of its own:
+the verdict of a URL is ``policy.permits(url)``, that of a text is whether
+``policy.audit`` finds anything in it, so an explanation cannot disagree with the gate.
+The per-reading lines say where each host came from and which rule it meets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from agentloop_tools.web._domains._url import (
+    Location,
+    locate,
+    look_alikes,
+    nested_urls,
+    path_readings,
+    rfc3986_hosts,
+)
+
+if TYPE_CHECKING:
+    from agentloop_tools.web._policy._policy import DomainPolicy, Violation
+
+# Bounds against hostile input: an explanation stays short whatever it is given.
+MAX_ITEMS = 200  # links and mentions explained in one text
+MAX_TEXT = 1_000_000  # characters of text read (the rest is not explained, and said so)
+_NESTING = 3  # as deep as the policy follows URLs inside URLs
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """One way a URL or host can be read, and what the policy makes of it.
+
+    Attributes:
+        name: which reading: ``"WHATWG"`` (a browser, and web_fetch), ``"RFC 3986"``
+            (urllib, httpx, requests, when they read another host), ``"look-alike"``,
+            ``"IPv4 in IPv6"``, ``"decoded path"``, ``"nested"`` (a URL carried inside
+            another), ``"renderer"`` (another way a markdown renderer ends the link)
+            or ``"as written"`` (a bare host name in text).
+        text: what was read (the URL, or the nested URL).
+        host: the host this reading reaches (None: it names no host).
+        rule: the policy rule this reading meets (an allow rule that admits it, or a
+            block rule that blocks it), or None.
+        permitted: whether this reading alone would pass.
+        note: why, in words.
+    """
+
+    name: str
+    text: str
+    host: str | None
+    rule: str | None
+    permitted: bool
+    note: str = ""
+
+    def __str__(self) -> str:
+        host = self.host if self.host is not None else "no host"
+        rule = f"rule {self.rule!r}" if self.rule else "no rule"
+        verdict = "permitted" if self.permitted else "refused"
+        note = f" ({self.note})" if self.note else ""
+        return f"{self.name}: {host}, {rule}, {verdict}{note}"
+
+
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    """Why a policy permits or refuses a URL or a text.
+
+    Attributes:
+        subject: the URL or text explained.
+        permitted: the verdict: ``policy.permits(url)`` for a URL, no ``policy.audit``
+            finding for a text.
+        readings: each reading made, with its host and matched rule (for a text, those
+            of every link and mention found, in text order).
+        verdict: the verdict in the words every report uses (``not on the allowlist``,
+            ``blocked by 'x'``), or ``"permitted"``.
+        items: for a text, one explanation per link or mention found (with ``span``).
+        span: for an item of a text, its ``(start, end)`` in the text.
+        kind: ``"url"``, ``"mention"`` (a bare host name) or ``"text"``.
+        policy: the policy's ``repr``.
+        truncated: what was left unexplained, in words ("" when nothing).
+    """
+
+    subject: str
+    permitted: bool
+    readings: tuple[Reading, ...]
+    verdict: str
+    kind: str
+    policy: str
+    items: tuple[Explanation, ...] = ()
+    span: tuple[int, int] | None = None
+    truncated: str = ""
+    rule: str | None = field(default=None)
+
+    def __str__(self) -> str:
+        from agentloop_tools._visible import visible
+
+        if self.kind == "text":
+            found = len(self.items)
+            refused = [item for item in self.items if not item.permitted]
+            head = (
+                f"{self.policy} {'permits' if self.permitted else 'refuses'} this text: "
+                f"{found} link(s) and mention(s) found, {len(refused)} refused."
+            )
+            body = " ".join(_sentence(item) for item in self.items)
+            tail = f" {self.truncated}" if self.truncated else ""
+            return visible(f"{head} {body}".strip() + tail)
+        return visible(_sentence(self, policy=self.policy))
+
+
+def _sentence(item: Explanation, policy: str | None = None) -> str:
+    where = f" at {item.span[0]}-{item.span[1]}" if item.span else ""
+    who = f"{policy} " if policy else ""
+    verdict = "permits" if item.permitted else "refuses"
+    readings = "; ".join(str(reading) for reading in item.readings) or "no reading names a host"
+    because = "" if item.permitted else f" ({item.verdict})"
+    label = "mention" if item.kind == "mention" else "URL"
+    sentence = f"{who}{verdict} {label} {item.subject!r}{where}{because}. Readings: {readings}."
+    return sentence[:1].upper() + sentence[1:]
+
+
+def explain(policy: DomainPolicy, url_or_text: str) -> Explanation:
+    """Explain a URL (one token that names a host) or a text (anything else)."""
+    if not isinstance(url_or_text, str):
+        raise TypeError(f"explain() takes a URL or a text (str), not {type(url_or_text).__name__}")
+    candidate = url_or_text.strip()
+    if candidate and not any(ch.isspace() for ch in candidate):
+        location = locate(candidate)
+        # One word is a URL when it reads as one: a scheme, "//", or a dotted host or IP
+        # ("the." is a word, "python.org" a host, as permits() reads both).
+        if location is not None and (
+            "//" in candidate or "\\" in candidate or "." in location.host or location.is_ip
+        ):
+            return explain_url(policy, candidate)
+    return explain_text(policy, url_or_text)
+
+
+def explain_url(
+    policy: DomainPolicy, url: str, *, kind: str = "url", span: tuple[int, int] | None = None
+) -> Explanation:
+    from agentloop_tools.web._policy._verdict import verdict
+
+    permitted = policy.permits(url)
+    readings = tuple(_readings(policy, url, "WHATWG", 0))
+    rule = policy.match(url)
+    refused_by = None if permitted else _refusing_rule(policy, readings)
+    return Explanation(
+        subject=url,
+        permitted=permitted,
+        readings=readings,
+        verdict="permitted" if permitted else verdict(refused_by),
+        kind=kind,
+        policy=repr(policy),
+        span=span,
+        rule=rule if permitted else refused_by,
+    )
+
+
+def _refusing_rule(policy: DomainPolicy, readings: tuple[Reading, ...]) -> str | None:
+    if policy.mode == "allow":
+        return None  # an allowlist refuses as "not on the allowlist"
+    for reading in readings:
+        if not reading.permitted and reading.rule:
+            return reading.rule
+    return None
+
+
+def _readings(policy: DomainPolicy, url: str, name: str, depth: int) -> list[Reading]:
+    allow = policy.mode == "allow"
+    location = locate(url)
+    if location is None:
+        return [Reading(name, url, None, None, not allow, "names no host")]
+    out: list[Reading] = []
+    rule = policy._rule_for(location)
+    permitted = (rule is not None) if allow else (rule is None)
+    notes = []
+    if not location.valid:
+        notes.append("a browser refuses this URL; the host is a best-effort reading")
+    if not location.agreed:
+        notes.append("other clients read another host: an allowlist admits neither")
+    if allow and rule is None and location.valid and location.agreed:
+        notes.append("no allow rule names this host")
+    if not allow and rule is not None and _own_rule(policy, location) is None:
+        notes.append("another reading of the same request is blocked")
+    out.append(Reading(name, url, location.host, rule, permitted, "; ".join(notes)))
+    rfc = set(rfc3986_hosts(url)) if ("@" in url or "\\" in url) else set()
+    alikes = set(look_alikes(location.host))
+    for other in location.also_served_as:
+        if other in alikes:
+            label, why = "look-alike", "the ASCII host this Unicode host passes for"
+        elif other in rfc:
+            label, why = "RFC 3986", "the host urllib, httpx and requests read"
+        elif location.host.startswith("["):
+            label, why = "IPv4 in IPv6", "the IPv4 address this IPv6 address reaches"
+        else:
+            label, why = "other reading", "another host the same request can reach"
+        alone = Location(other, location.path, _ip_like(other))
+        other_rule = policy._rule_for(alone)
+        other_permitted = (other_rule is not None) if allow else (other_rule is None)
+        if allow:
+            other_permitted = False  # an allowlist admits only the browser's own host
+            why += "; an allowlist admits only the browser's reading"
+        out.append(Reading(label, url, other, other_rule, other_permitted, why))
+    plain, decoded = path_readings(location.path)
+    if decoded != plain and policy._index.has_path_rules:
+        alone = Location(location.host, decoded, location.is_ip)
+        decoded_rule = policy._rule_for(alone)
+        decoded_permitted = (decoded_rule is not None) if allow else (decoded_rule is None)
+        out.append(
+            Reading(
+                "decoded path",
+                decoded,
+                location.host,
+                decoded_rule,
+                decoded_permitted,
+                "the path as servers that decode every escape read it",
+            )
+        )
+    if depth < _NESTING:
+        for inner in nested_urls(url):
+            out.extend(_readings(policy, inner, "nested", depth + 1))
+    return out
+
+
+def _own_rule(policy: DomainPolicy, location: Location) -> str | None:
+    return policy._rule_for(Location(location.host, location.path, location.is_ip))
+
+
+def _ip_like(host: str) -> bool:
+    return host.startswith("[") or host.replace(".", "").isdigit()
+
+
+def explain_text(policy: DomainPolicy, text: str) -> Explanation:
+    """Every link and host name the scanner finds, each judged as the audit judges it."""
+    from agentloop.transcript import Message, TextPart
+
+    from agentloop_tools.web._policy._verdict import verdict
+    from agentloop_tools.web._text._finder import scan
+
+    truncated = ""
+    if len(text) > MAX_TEXT:
+        truncated = f"Only the first {MAX_TEXT:,} characters were explained."
+        text = text[:MAX_TEXT]
+    violations = policy.audit([Message(role="assistant", content=(TextPart(text=text),))])
+    flagged = {violation.span: violation for violation in violations if violation.span}
+    items: list[Explanation] = []
+    covered: set[tuple[int, int]] = set()
+    found = scan(text, mentions=True)
+    link_end = -1
+    for item in found:
+        if item.kind == "mention" and item.start < link_end:
+            continue  # the host of a link already explained
+        if item.kind == "url":
+            link_end = max(link_end, item.end)
+        if len(items) >= MAX_ITEMS:
+            truncated = (
+                f"{truncated} Only the first {MAX_ITEMS} of {len(found)} links and mentions "
+                "were explained."
+            ).strip()
+            break
+        span = (item.start, item.end)
+        hit = _overlapping(flagged, span)
+        readings: list[Reading] = []
+        for number, reading in enumerate(item.readings):
+            name = (
+                ("as written" if item.kind == "mention" else "WHATWG")
+                if number == 0
+                else ("renderer")
+            )
+            readings.extend(_readings(policy, reading, name, 0))
+        note = ""
+        if hit is None and item.kind == "mention" and policy.mode == "allow":
+            note = (
+                "a bare host name that is no link: an allowlist judges links and the hosts a "
+                "linkifier renders (bare_hosts=True judges every one)"
+            )
+            readings = [
+                Reading(r.name, r.text, r.host, r.rule, True, note) if not r.permitted else r
+                for r in readings
+            ]
+        if hit is not None:
+            covered.add(hit.span or span)
+        items.append(
+            Explanation(
+                subject=item.text,
+                permitted=hit is None,
+                readings=tuple(readings),
+                verdict="permitted" if hit is None else verdict(hit.rule),
+                kind=item.kind,
+                policy=repr(policy),
+                span=span,
+                rule=hit.rule if hit is not None else None,
+            )
+        )
+    # What only the decoded text or a command showed (an entity-escaped link, ``curl``).
+    for span, violation in sorted(flagged.items()):
+        if span in covered or any(_overlaps(span, other.span) for other in items if other.span):
+            continue
+        if len(items) >= MAX_ITEMS:
+            break
+        readings = _readings(policy, violation.url, "decoded", 0)
+        items.append(
+            Explanation(
+                subject=violation.url,
+                permitted=False,
+                readings=tuple(readings),
+                verdict=violation.verdict,
+                kind="url",
+                policy=repr(policy),
+                span=span,
+                rule=violation.rule,
+            )
+        )
+    items.sort(key=lambda item: item.span or (0, 0))
+    return Explanation(
+        subject=text,
+        permitted=not violations,
+        readings=tuple(reading for item in items for reading in item.readings),
+        verdict="permitted" if not violations else violations[0].verdict,
+        kind="text",
+        policy=repr(policy),
+        items=tuple(items),
+        truncated=truncated,
+    )
+
+
+def _overlaps(one: tuple[int, int], other: tuple[int, int]) -> bool:
+    return one[0] < other[1] and other[0] < one[1]
+
+
+def _overlapping(
+    flagged: dict[tuple[int, int], Violation], span: tuple[int, int]
+) -> Violation | None:
+    for other, violation in flagged.items():
+        if _overlaps(other, span):
+            return violation
+    return None
