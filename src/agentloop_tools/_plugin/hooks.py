@@ -400,7 +400,7 @@ class AgentloopSession:
         policy, origin = self.policy_for(item)
         if policy is None:
             return
-        from agentloop_tools.testing._assertions import violation_report
+        from agentloop_tools.testing._violation_report import violation_report
 
         found = evidence.audit(policy)
         item.stash[_VIOLATIONS] = len(found)
