@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from agentloop_tools._plugin import messages
+from agentloop_tools._plugin.failures import fail
 from agentloop_tools._plugin.network import CassetteState
 from agentloop_tools._plugin.replay_speed import enter_fast
 from agentloop_tools._plugin.scope import RECORD_IN_CI_OPTION
@@ -277,9 +278,9 @@ def check_unused_interactions(item: pytest.Item) -> None:
         for index in range(len(cassette))
         if cassette.play_counts[index] == 0
     ]
-    pytest.fail(
+    fail(
         messages.unused_interactions(item.nodeid, str(cassette._path), len(cassette), unused),
-        pytrace=False,
+        "unused-interactions",
     )
 
 
@@ -298,7 +299,9 @@ def fail_on_miss(request: pytest.FixtureRequest, matcher: BodyMatcher) -> None:
         if can_play(live_request):
             return True
         if cassette.write_protected and cassette.filter_request(live_request) is not None:
-            pytest.fail(_miss_message(request, cassette, live_request, matcher), pytrace=False)
+            missing = not os.path.exists(str(cassette._path)) or len(cassette) == 0
+            message = _miss_message(request, cassette, live_request, matcher)
+            fail(message, "missing-cassette" if missing else "stale-cassette")
         return False
 
     cassette.can_play_response_for = can_play_or_fail

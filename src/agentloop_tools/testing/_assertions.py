@@ -278,7 +278,8 @@ def assert_no_violations(transcript: Evidence, policy: DomainPolicy, *, since: i
             policy,
             several=len(conversations) > 1,
         )
-        + f"\n\nSee {docs_url('assert_no_violations')}."
+        + f"\n\nSee {docs_url('assert_no_violations')}.",
+        kind="domain-policy",
     )
 
 
