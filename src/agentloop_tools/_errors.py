@@ -197,8 +197,12 @@ class EvidenceAssertionError(AgentloopToolsError, AssertionError):
 
     __module__ = "agentloop_tools.testing"
 
-    def __init__(self, message: str) -> None:
+    # What kind of failure this is for the evidence reports ("domain-policy"), if any.
+    failure_kind: str | None = None
+
+    def __init__(self, message: str, *, kind: str | None = None) -> None:
         from agentloop_tools._secrets import redact
         from agentloop_tools._visible import visible
 
         super().__init__(visible(redact(message), layout=True))
+        self.failure_kind = kind

@@ -9,11 +9,11 @@ from contextlib import contextmanager
 from typing import Any
 
 import httpx
-from agentloop import Agent, ToolSpec, Transcript
+from agentloop import ToolSpec, Transcript
 from agentloop.provider import ModelResponse, StopReason, Usage
-from agentloop.providers.fake import FakeClient
 from agentloop.transcript import TextPart, ToolCallPart, ToolResultPart
 
+from tests import agents
 from tests.transcripts import results as results
 
 PUBLIC = "93.184.215.14"  # a public address the test resolvers answer with
@@ -55,10 +55,7 @@ def answer(text: str = "Done.") -> ModelResponse:
 
 def converse(tool: ToolSpec, *turns: ModelResponse) -> Transcript:
     """Run a real Agent over scripted turns (each followed by the next) and a final answer."""
-    agent = Agent([tool], client=FakeClient(*turns, answer()))
-    transcript = Transcript()
-    transcript.add_user_message("Read the page.")
-    return agent.converse(transcript)
+    return agents.converse([tool], [*turns, answer()], prompt="Read the page.")
 
 
 def fetch_once(tool: ToolSpec, url: str, start: int | None = None) -> ToolResultPart:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agentloop_tools._plugin.cassette import absent_modules
+from agentloop_tools._plugin.replay_speed import absent_modules
 
 
 def test_a_library_counts_as_absent_only_until_a_folder_on_sys_path_provides_it(

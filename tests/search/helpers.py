@@ -10,15 +10,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentloop import Agent, Transcript
+from agentloop import Transcript
 from agentloop.provider import ModelResponse, StopReason, Usage
-from agentloop.providers.fake import FakeClient
 from agentloop.tooling import ToolSpec
 from agentloop.transcript import TextPart, ToolCallPart
 
 from agentloop_tools.testing import ScriptedSearch
 from agentloop_tools.web import web_search
 from agentloop_tools.web.backends import SearchBackend, brave
+from tests.agents import converse
 from tests.transcripts import results as results
 
 BRAVE_KEY = "BSA-test-secret-0123456789"
@@ -74,7 +74,4 @@ def run_agent(tool: ToolSpec, *turns: Sequence[ToolCallPart], answer: str = "Don
     """One conversation: each turn is a list of tool calls (run in parallel), then the answer."""
     script = [response(*calls, stop=StopReason.TOOL_USE) for calls in turns]
     script.append(response(TextPart(text=answer)))
-    agent = Agent([tool], client=FakeClient(*script))
-    transcript = Transcript()
-    transcript.add_user_message("Research this.")
-    return agent.converse(transcript)
+    return converse([tool], script, prompt="Research this.")

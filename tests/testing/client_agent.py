@@ -10,19 +10,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agentloop import Agent, Transcript
+from agentloop import Transcript
 
 from agentloop_tools.testing import (
     ScriptedPages,
-    ScriptedProvider,
     ScriptedSearch,
     brave_results,
     chat_completion,
 )
 from agentloop_tools.web import DomainPolicy, web_fetch, web_search
 from agentloop_tools.web.backends import brave
+from tests.agents import converse
 
-ENV = {"LLM_PROVIDER": "openrouter", "OPENROUTER_API_KEY": "test-key"}
 HITS = [
     ("https://docs.python.org/3/whatsnew/3.13.html", "What's New In Python 3.13", "New REPL."),
     ("https://realpython.com/python313-repl/", "A Modern REPL", "Paste mode."),
@@ -61,13 +60,5 @@ def research(
         web_search(brave("placeholder"), http_client=searching.http_client(), policy=policy),
         web_fetch(**served.tool_options(), policy=policy),
     ]
-    scripted = ScriptedProvider("openrouter", [step for step in script if step is not None])
-    with (
-        scripted.http_client() as http,
-        Agent.from_env(ENV, tools, http_client=http) as agent,
-    ):
-        transcript = Transcript()
-        transcript.add_user_message(prompt)
-        agent.converse(transcript)
-    assert not scripted.responses, "the agent stopped before the script ended"
-    return transcript
+    steps = [step for step in script if step is not None]
+    return converse(tools, steps, prompt=prompt, provider="openrouter")

@@ -26,7 +26,7 @@ from agentloop_tools.testing import (
     anthropic_text,
 )
 from agentloop_tools.web import DomainPolicy, native_web_search
-from tests.transcripts import ENV
+from tests.agents import ENV
 
 WIKIPEDIA = "https://en.wikipedia.org/wiki/Python"
 DOCS = "https://docs.python.org/3/"

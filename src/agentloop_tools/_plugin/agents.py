@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from agentloop_tools._plugin import messages
+from agentloop_tools._plugin.failures import fail
 from agentloop_tools._plugin.network import CassetteState
 
 if TYPE_CHECKING:
@@ -118,7 +119,7 @@ class AgentBuilder:
         scripted = bool(getattr(http_client, "agentloop_scripted", False))
         nodeid = self._request.node.nodeid
         if self._state == "none" and http_client is None:
-            pytest.fail(messages.no_cassette(nodeid), pytrace=False)
+            fail(messages.no_cassette(nodeid), "missing-cassette")
         if self._state == "recording" and scripted:
             from agentloop_tools._providers import PROVIDER_SECRET_VARIABLES
             from agentloop_tools._secrets import placeholder

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from agentloop_tools._plugin import messages
+from agentloop_tools._plugin.failures import fail, kind_of
 from agentloop_tools._plugin.network import ReplayClients
 from agentloop_tools._plugin.policies import (
     DefaultPolicy,
@@ -162,7 +163,7 @@ class AgentloopSession:
 
         problem = refusal(item)
         if problem:
-            pytest.fail(problem, pytrace=False)
+            fail(problem, "secret")
         return result
 
     @pytest.hookimpl(optionalhook=True)
@@ -231,7 +232,7 @@ class AgentloopSession:
                 notes.append(messages.xfail_does_not_expect(item.nodeid))
             if len(notes) == 1:
                 raise
-            pytest.fail("\n".join(notes), pytrace=False)
+            fail("\n".join(notes), kind_of(failure))
         if ended is not None:
             raise ended
         return result
@@ -245,7 +246,7 @@ class AgentloopSession:
             notes = [str(breach.msg), messages.body_failed_too(failed)]
             if item.get_closest_marker("xfail") is not None and not _expects_the_gate(item):
                 notes.append(messages.xfail_does_not_expect(item.nodeid))
-            pytest.fail("\n".join(notes), pytrace=False)
+            fail("\n".join(notes), kind_of(breach))
 
     def _agent_ran(self, item: pytest.Item) -> bool:
         """Whether the body got as far as an agent: a conversation seen, or model traffic."""
@@ -293,7 +294,8 @@ class AgentloopSession:
                 del report.wasxfail
         if call.when == "teardown" and report.failed and self.report.wanted():
             # A refused cassette fails at teardown, after the call's record left.
-            report.user_properties.append(teardown_property(item, report))
+            error = call.excinfo.value if call.excinfo is not None else None
+            report.user_properties.append(teardown_property(item, report, error))
         if call.when != "call":
             return report
         if item.stash.get(_NOT_AUDITED, False):
@@ -303,7 +305,8 @@ class AgentloopSession:
             # The full record only when a report file is asked for; counts otherwise.
             policy, origin = self.policy_for(item)
             full = self.report.wanted()
-            record = record_of(item, evidence, report, policy, origin, full=full)
+            error = call.excinfo.value if call.excinfo is not None else None
+            record = record_of(item, evidence, report, policy, origin, full=full, error=error)
             record["violation_count"] = item.stash.get(_VIOLATIONS, 0)
             report.user_properties.append(record_property(record))
         return report
@@ -400,7 +403,7 @@ class AgentloopSession:
         policy, origin = self.policy_for(item)
         if policy is None:
             return
-        from agentloop_tools.testing._assertions import violation_report
+        from agentloop_tools.testing._violation_report import violation_report
 
         found = evidence.audit(policy)
         item.stash[_VIOLATIONS] = len(found)
@@ -408,7 +411,7 @@ class AgentloopSession:
             conversations = [transcript.messages for transcript in evidence.transcripts]
             several = len(conversations) > 1
             report = violation_report(found, conversations, policy, several=several)
-            pytest.fail(f"{report}\n(policy from {origin})", pytrace=False)
+            fail(f"{report}\n(policy from {origin})", "domain-policy")
 
 
 def _registered_markers(config: pytest.Config) -> set[str]:

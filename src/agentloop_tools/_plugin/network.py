@@ -8,6 +8,7 @@ from typing import Any, Literal
 import pytest
 
 from agentloop_tools._plugin import messages
+from agentloop_tools._plugin.failures import fail
 
 type CassetteState = Literal["recording", "replaying", "none"]
 
@@ -48,7 +49,7 @@ def guard_provider_hosts(request: pytest.FixtureRequest, state: CassetteState) -
         def handle_request(transport: Any, http_request: Any) -> Any:
             message = refusal(http_request)
             if message is not None:
-                pytest.fail(message, pytrace=False)
+                fail(message, "missing-cassette" if state == "none" else "secret")
             return original(transport, http_request)
 
         return handle_request

@@ -113,8 +113,13 @@ def record_of(
     origin: str | None,
     *,
     full: bool,
+    error: BaseException | None = None,
 ) -> dict[str, Any]:
-    """A test's record: the whole evidence when a report file is wanted, counts otherwise."""
+    """A test's record: the whole evidence when a report file is wanted, counts otherwise.
+
+    ``error`` is what the test's call raised, if anything: its failure's kind is the kind
+    the exception carries.
+    """
     if not full:
         record: dict[str, Any] = {"test": item.nodeid, "outcome": outcome_label(report)}
     else:
@@ -124,7 +129,7 @@ def record_of(
 
         crash = getattr(report.longrepr, "reprcrash", None)
         failure = failure_entry(
-            report.outcome, report.longreprtext, getattr(crash, "message", None)
+            report.outcome, report.longreprtext, getattr(crash, "message", None), error
         )
         record = _report.test_record(
             item.nodeid,
@@ -147,11 +152,13 @@ def not_audited_property(item: pytest.Item) -> tuple[str, object]:
     return (NOT_AUDITED_PROPERTY, item.nodeid)
 
 
-def teardown_property(item: pytest.Item, report: pytest.TestReport) -> tuple[str, object]:
+def teardown_property(
+    item: pytest.Item, report: pytest.TestReport, error: BaseException | None = None
+) -> tuple[str, object]:
     from agentloop_tools._report._entries import failure_entry
 
     crash = getattr(report.longrepr, "reprcrash", None)
-    failure = failure_entry("failed", report.longreprtext, getattr(crash, "message", None))
+    failure = failure_entry("failed", report.longreprtext, getattr(crash, "message", None), error)
     return (TEARDOWN_PROPERTY, {"test": item.nodeid, "failure": failure})
 
 

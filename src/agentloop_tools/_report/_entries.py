@@ -21,39 +21,20 @@ from agentloop_tools.web._transcript._evidence import messages_of
 
 type Messages = Transcript | Sequence[Message]
 
-# Why a test failed, most specific first: the first kind whose phrase is in the
-# failure's text wins. The phrases are the plugin's and the helpers' own messages;
-# tests/plugin/test_reports.py runs each failure for real, so a reworded message
-# that no longer matches fails there rather than being reported as an assertion.
-FAILURE_KINDS: tuple[tuple[str, tuple[str, ...], str], ...] = (
-    (
-        "secret",
-        ("refused to write", "would send a placeholder key"),
-        "a credential would have been written to the cassette or sent to the provider",
+# Why a test failed: the kind its exception carries (the plugin's failures and
+# ``EvidenceAssertionError`` name theirs where they are raised), in words.
+FAILURE_KINDS: dict[str, str] = {
+    "secret": "a credential would have been written to the cassette or sent to the provider",
+    "stale-cassette": "the agent's request is not in the cassette: the cassette is stale",
+    "missing-cassette": "there is no cassette to replay",
+    "unused-interactions": (
+        "the test left recorded interactions unused: the cassette no longer describes it"
     ),
-    (
-        "stale-cassette",
-        ("this request is not in the cassette",),
-        "the agent's request is not in the cassette: the cassette is stale",
-    ),
-    (
-        "missing-cassette",
-        ("no cassette for this test at", "has no cassette, so it would call"),
-        "there is no cassette to replay",
-    ),
-    (
-        "unused-interactions",
-        ("recorded interaction(s) unused",),
-        "the test left recorded interactions unused: the cassette no longer describes it",
-    ),
-    (
-        "domain-policy",
-        ("domain policy violation",),
-        "the agent reached a domain the policy does not permit",
-    ),
-)
+    "domain-policy": "the agent reached a domain the policy does not permit",
+    "assertion": "an assertion in the test failed",
+    "error": "the test raised an exception",
+}
 _MESSAGE_LIMIT = 4000
-_HELPER_ERROR = "agentloop_tools.testing.EvidenceAssertionError: "
 
 
 def violation_entry(violation: Violation, **context: Any) -> dict[str, Any]:
@@ -130,37 +111,35 @@ def questions(transcript: Messages) -> list[dict[str, Any]]:
     return asked
 
 
-def failure_entry(outcome: str, text: str, crash: str | None = None) -> dict[str, Any] | None:
+def failure_entry(
+    outcome: str, text: str, crash: str | None = None, error: BaseException | None = None
+) -> dict[str, Any] | None:
     """Why a test failed, or None if it did not.
 
     Args:
         outcome: pytest's outcome, ``"passed"``, ``"failed"`` or ``"skipped"``.
         text: the failure as pytest shows it (the report's long representation).
         crash: the exception as pytest shows it under the traceback
-            (``AssertionError: assert 1 == 2``), if known; read in preference to
-            ``text``, whose traceback can quote the test's source.
+            (``AssertionError: assert 1 == 2``), if known.
+        error: the exception itself, if known: the kind it carries (``failure_kind``),
+            else an assertion (``assert``, ``pytest.fail``) or an error by its type.
     """
     if outcome != "failed":
         return None
-    # Only the plugin's own failures (pytest.fail, "Failed: ...") and the helpers' errors
-    # are read for a phrase: never a traceback, nor a test's own assertion or exception,
-    # which can quote one.
-    said = text if crash is None else crash
-    ours = crash is None or crash.startswith(("Failed: ", _HELPER_ERROR))
-    kind, reason = next(
-        (
-            (kind, reason)
-            for kind, phrases, reason in FAILURE_KINDS
-            if ours and any(phrase in said for phrase in phrases)
-        ),
-        _unrecognised(crash),
-    )
+    kind = _kind(error, crash)
     message = text if len(text) <= _MESSAGE_LIMIT else text[:_MESSAGE_LIMIT] + "\n[...]"
-    return {"kind": kind, "reason": reason, "crash": crash, "message": message}
+    return {"kind": kind, "reason": FAILURE_KINDS[kind], "crash": crash, "message": message}
 
 
-def _unrecognised(crash: str | None) -> tuple[str, str]:
-    """An ordinary failure: an assertion (``pytest.fail`` included) or an exception."""
+def _kind(error: BaseException | None, crash: str | None) -> str:
+    carried = getattr(error, "failure_kind", None)
+    if isinstance(carried, str) and carried in FAILURE_KINDS:
+        return carried
+    if error is not None:
+        import pytest
+
+        return "assertion" if isinstance(error, AssertionError | pytest.fail.Exception) else "error"
+    # No exception to ask (a report another plugin made): pytest's own wording.
     if crash is None or crash.startswith("Failed") or "AssertionError" in crash:
-        return "assertion", "an assertion in the test failed"
-    return "error", "the test raised an exception"
+        return "assertion"
+    return "error"

@@ -158,9 +158,9 @@ def audit_log_piece(unit: Unit, policy: Any) -> Part:
             try:
                 transcript = Transcript.model_validate_json(line)
             except ValidationError as error:
-                from agentloop_tools.cassettes._reading._reader import _first_error
+                from agentloop_tools.cassettes._reading._transcript_files import first_error
 
-                reason = _first_error(error)
+                reason = first_error(error)
                 part.problems.append(
                     _line_problem(
                         unit.path,

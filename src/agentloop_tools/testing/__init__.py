@@ -17,21 +17,23 @@ from agentloop_tools.testing._factory import AgentFactory
 from agentloop_tools.testing._pages import ScriptedPages
 from agentloop_tools.testing._scripted import (
     ScriptedProvider,
-    ScriptedSearch,
     anthropic_message,
     anthropic_search,
     anthropic_text,
+    chat_completion,
+    openai_message,
+    openai_response,
+    openai_search,
+)
+from agentloop_tools.testing._scripted_search import (
+    ScriptedSearch,
     brave_invalid_key,
     brave_quota_exhausted,
     brave_rate_limited,
     brave_results,
-    chat_completion,
     exa_contents,
     exa_results,
     not_json,
-    openai_message,
-    openai_response,
-    openai_search,
     searxng_results,
     tavily_extract,
     tavily_quota_exhausted,

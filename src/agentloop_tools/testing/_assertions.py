@@ -11,29 +11,25 @@ prints to.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import replace
 
-from ada_url import parse_url
-from agentloop import Citation, Source, Transcript
-from agentloop.transcript import HostedToolPart, Message, TextPart
+from agentloop import Citation
+from agentloop.transcript import Message, TextPart
 
 from agentloop_tools._docs import docs_url
 from agentloop_tools._errors import EvidenceAssertionError
 from agentloop_tools._visible import visible
-from agentloop_tools.testing._evidence import AgentloopEvidence
-from agentloop_tools.web import DomainPolicy, Link, Violation, citations, links, sources
-from agentloop_tools.web._domains._index import RuleIndex
-from agentloop_tools.web._domains._rules import parse_rule
-from agentloop_tools.web._domains._url import locate
+from agentloop_tools.testing._conversations import (
+    Conversation,
+    Evidence,
+    read_conversations,
+    searches,
+)
+from agentloop_tools.testing._targets import Target, read_targets
+from agentloop_tools.testing._violation_report import EXCERPT, violation_report
+from agentloop_tools.web import DomainPolicy, Link
 from agentloop_tools.web._policy._links import given_pages
 from agentloop_tools.web._policy._pages import page_key
-from agentloop_tools.web._transcript._evidence import messages_of
-from agentloop_tools.web._transcript._tool_calls import ToolCall, call_for, tool_calls
-
-type Evidence = Transcript | Sequence[Message] | AgentloopEvidence | Any
-
-_EXCERPT = 60
 
 
 def assert_cited(transcript: Evidence, *targets: str, since: int = 0) -> None:
@@ -53,8 +49,8 @@ def assert_cited(transcript: Evidence, *targets: str, since: int = 0) -> None:
         since: read messages from this index on (negative counts from the end).
     """
     __tracebackhide__ = True
-    matchers = _targets(targets, "assert_cited")
-    conversations = _conversations(transcript, since)
+    matchers = read_targets(targets, "assert_cited")
+    conversations = read_conversations(transcript, since)
     found = [citation for conversation in conversations for citation in conversation.citations()]
     answered = [link for conversation in conversations for link in conversation.links()]
     grounded = [link for link in answered if link.consulted]
@@ -106,8 +102,8 @@ def assert_not_cited(transcript: Evidence, *targets: str, since: int = 0) -> Non
     a tool returned its page or not.
     """
     __tracebackhide__ = True
-    matchers = _targets(targets, "assert_not_cited")
-    conversations = _conversations(transcript, since)
+    matchers = read_targets(targets, "assert_not_cited")
+    conversations = read_conversations(transcript, since)
     found = [citation for conversation in conversations for citation in conversation.citations()]
     answered = [link for conversation in conversations for link in conversation.links()]
     offending = [c for c in found if any(m.matches(c.url) for m in matchers)]
@@ -164,8 +160,8 @@ def assert_links_grounded(evidence: Evidence, *, allow: Sequence[str] = (), sinc
             f"assert_links_grounded() allow= takes a list of targets, got {allow!r}; "
             "write allow=['docs.example.com']."
         )
-    matchers = _targets(tuple(allow), "assert_links_grounded", empty_ok=True)
-    conversations = _conversations(evidence, since)
+    matchers = read_targets(tuple(allow), "assert_links_grounded", empty_ok=True)
+    conversations = read_conversations(evidence, since)
     ungrounded: list[tuple[int, Link]] = []
     total = 0
     for number, conversation in enumerate(conversations):
@@ -227,8 +223,8 @@ _LOOKED_FOR = (
 def assert_searched(transcript: Evidence, *targets: str, since: int = 0) -> None:
     """Every target is among the pages hosted tools consulted (same targets as above)."""
     __tracebackhide__ = True
-    matchers = _targets(targets, "assert_searched")
-    conversations = _conversations(transcript, since)
+    matchers = read_targets(targets, "assert_searched")
+    conversations = read_conversations(transcript, since)
     consulted = [source for conversation in conversations for source in conversation.sources()]
     missing = [m for m in matchers if not any(m.matches(s.url) for s in consulted)]
     if not missing:
@@ -242,7 +238,7 @@ def assert_searched(transcript: Evidence, *targets: str, since: int = 0) -> None
             lines.append(f"  ... and {len(consulted) - 20} more")
     else:
         lines.append("No sources were consulted.")
-    calls = _searches(conversations)
+    calls = searches(conversations)
     failed = [part for part in calls if part.error]
     if not calls and not consulted:
         lines += [
@@ -266,7 +262,7 @@ def assert_no_violations(transcript: Evidence, policy: DomainPolicy, *, since: i
             f"assert_no_violations() needs a DomainPolicy, got {type(policy).__name__}; "
             "build one with DomainPolicy.allow([...]) or DomainPolicy.block([...])."
         )
-    conversations = _conversations(transcript, since)
+    conversations = read_conversations(transcript, since)
     found = [
         replace(violation, conversation=index)
         for index, conversation in enumerate(conversations)
@@ -282,152 +278,9 @@ def assert_no_violations(transcript: Evidence, policy: DomainPolicy, *, since: i
             policy,
             several=len(conversations) > 1,
         )
-        + f"\n\nSee {docs_url('assert_no_violations')}."
+        + f"\n\nSee {docs_url('assert_no_violations')}.",
+        kind="domain-policy",
     )
-
-
-def violation_report(
-    found: Sequence[Violation],
-    conversations: Sequence[Sequence[Message]],
-    policy: DomainPolicy,
-    *,
-    several: bool,
-) -> str:
-    """One line per violation: where, message, URL or mention, verdict; text ones with an excerpt.
-
-    Args:
-        found: the violations, each naming its conversation (``Violation.conversation``).
-        conversations: the messages of each conversation, for the excerpts.
-        policy: the policy they break.
-        several: whether to name the conversation on each line.
-    """
-    noun = "violation" if len(found) == 1 else "violations"
-    lines = [f"{len(found)} domain policy {noun} ({policy!r}):"]
-    calls: dict[int, list[ToolCall]] = {}
-    refused = 0
-    for violation in found:
-        place = f"conversation {violation.conversation + 1}, " if several else ""
-        line = (
-            f"  - {violation.where:<8} {place}message {violation.message_index}: "
-            f"{visible(violation.url)}  [{violation.verdict}]"
-        )
-        messages = conversations[violation.conversation]
-        excerpt = _excerpt(messages, violation)
-        if violation.where == "tool-call":
-            if violation.conversation not in calls:
-                calls[violation.conversation] = tool_calls(messages)
-            call = call_for(calls[violation.conversation], violation.message_index, violation.url)
-            if call is not None:
-                refused += call.status == "refused"
-                line += f"\n      {visible(call.outcome())}"
-        lines.append(line + (f"\n      ...{excerpt}..." if excerpt else ""))
-    if refused == len(found):
-        lines += [
-            "",
-            "Each line is a URL the model asked web_fetch for; the tool refused it, so nothing "
-            "was requested or read and no page of it reached the answer. To pass, keep the "
-            "model from asking for it (the prompt, the results it is shown), or change the "
-            "policy if the domain is fine.",
-        ]
-    else:
-        lines += [
-            "",
-            "Each line is a place a finished turn reached a domain the policy does not permit. "
-            "Tighten the prompt or the search filter, or change the policy if the domain is "
-            "fine." + (" A line that says the tool refused it read nothing." if refused else ""),
-        ]
-    return "\n".join(lines)
-
-
-@dataclass(frozen=True, slots=True)
-class _Target:
-    text: str
-    index: RuleIndex | None = None
-    host: str = ""
-    path: str = ""
-    query: tuple[tuple[str, str], ...] = ()
-
-    def matches(self, url: str) -> bool:
-        location = locate(url)
-        if location is None:
-            return False
-        if self.index is not None:
-            return self.index.admitting(location) is not None
-        if location.host != self.host or location.path.rstrip("/") != self.path.rstrip("/"):
-            return False
-        return set(self.query) <= set(_query(url))
-
-
-def _targets(targets: tuple[str, ...], helper: str, *, empty_ok: bool = False) -> list[_Target]:
-    if not targets and not empty_ok:
-        raise TypeError(f"{helper}() needs at least one target, such as 'python.org'.")
-    matchers = []
-    for target in targets:
-        if not isinstance(target, str):
-            raise TypeError(f"{helper}() targets are strings, got {target!r}.")
-        if "://" in target:
-            location = locate(target)
-            if location is None or not location.valid:
-                raise ValueError(f"{helper}() target {target!r} is not a valid URL.")
-            matchers.append(_Target(target, None, location.host, location.path, _query(target)))
-        else:
-            rule = parse_rule(target, argument=f"{helper}() target")
-            matchers.append(_Target(target, RuleIndex([rule])))
-    return matchers
-
-
-def _query(url: str) -> tuple[tuple[str, str], ...]:
-    try:
-        search = parse_url(url, attributes=("search",))["search"]
-    except ValueError:
-        return ()
-    pairs = []
-    for item in search.lstrip("?").split("&"):
-        if item:
-            key, _, value = item.partition("=")
-            pairs.append((key, value))
-    return tuple(pairs)
-
-
-@dataclass(frozen=True, slots=True)
-class _Conversation:
-    """The messages of one conversation, and the index the helper reads from."""
-
-    messages: Sequence[Message]
-    since: int
-
-    def citations(self) -> list[Citation]:
-        return citations(self.messages, since=self.since)
-
-    def sources(self) -> list[Source]:
-        return sources(self.messages, since=self.since)
-
-    def links(self) -> list[Link]:
-        return links(self.messages, since=self.since)
-
-    def read(self) -> Sequence[Message]:
-        return self.messages[self.since :]
-
-
-def _conversations(transcript: Evidence, since: int) -> list[_Conversation]:
-    if isinstance(since, bool) or not isinstance(since, int):
-        raise TypeError(f"since must be a message index (int), got {since!r}.")
-    if isinstance(transcript, AgentloopEvidence):
-        transcripts: list[Any] = list(transcript.transcripts)
-    else:
-        transcripts = [transcript]
-    if not transcripts:
-        raise EvidenceAssertionError(
-            "No conversation was captured in agentloop_evidence, so there is nothing to check. "
-            "Build agents with the agentloop_agent fixture, or pass "
-            "observer=agentloop_evidence.observer to agents you build yourself."
-        )
-    conversations = []
-    for item in transcripts:
-        messages = messages_of(item)
-        start = since if since >= 0 else max(len(messages) + since, 0)
-        conversations.append(_Conversation(messages, start))
-    return conversations
 
 
 def _count(items: Sequence[object], targets: Sequence[object]) -> str:
@@ -435,13 +288,13 @@ def _count(items: Sequence[object], targets: Sequence[object]) -> str:
     return f"{len(items)} of {len(targets)} target(s) {verb}"
 
 
-def _names(matchers: Sequence[_Target]) -> str:
+def _names(matchers: Sequence[Target]) -> str:
     return ", ".join(repr(matcher.text) for matcher in matchers)
 
 
 def _citation_lines(
     found: Sequence[Citation],
-    conversations: Sequence[_Conversation],
+    conversations: Sequence[Conversation],
     heading: str = "Citations found",
 ) -> list[str]:
     if not found:
@@ -480,12 +333,12 @@ def _clip(text: str, width: int = 60) -> str:
 
 def _span_excerpt(messages: Sequence[Message], index: int, link: Link) -> str:
     text = "".join(part.text for part in messages[index].content if isinstance(part, TextPart))
-    left = max(link.start - _EXCERPT // 2, 0)
-    right = min(link.end + _EXCERPT // 2, len(text))
+    left = max(link.start - EXCERPT // 2, 0)
+    right = min(link.end + EXCERPT // 2, len(text))
     return visible(" ".join(text[left:right].split()))
 
 
-def _quote(citation: Citation, conversations: Sequence[_Conversation]) -> str:
+def _quote(citation: Citation, conversations: Sequence[Conversation]) -> str:
     text = citation.cited_text
     if not text and citation.start is not None and citation.end is not None:
         for conversation in conversations:
@@ -497,19 +350,9 @@ def _quote(citation: Citation, conversations: Sequence[_Conversation]) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _searches(conversations: Sequence[_Conversation]) -> list[HostedToolPart]:
-    return [
-        part
-        for conversation in conversations
-        for message in conversation.read()
-        for part in message.content
-        if isinstance(part, HostedToolPart)
-    ]
-
-
-def _unobservable_citations(conversations: Sequence[_Conversation]) -> str:
+def _unobservable_citations(conversations: Sequence[Conversation]) -> str:
     """Why citations cannot be seen in these conversations, or "" if they can."""
-    calls = _searches(conversations)
+    calls = searches(conversations)
     raws = [
         block
         for conversation in conversations
@@ -540,17 +383,6 @@ def _unobservable_citations(conversations: Sequence[_Conversation]) -> str:
             "there was nothing to cite"
         )
     return ""
-
-
-def _excerpt(messages: Sequence[Message], violation: Violation) -> str:
-    if violation.span is None:
-        return ""
-    message = messages[violation.message_index]
-    text = "".join(part.text for part in message.content if isinstance(part, TextPart))
-    start, end = violation.span
-    left = max(start - _EXCERPT // 2, 0)
-    right = min(end + _EXCERPT // 2, len(text))
-    return visible(" ".join(text[left:right].split()))
 
 
 __all__ = [

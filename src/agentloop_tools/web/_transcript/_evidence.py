@@ -115,9 +115,15 @@ def messages_of(transcript: Transcript | Sequence[Message]) -> Sequence[Message]
 
 def _from(transcript: Transcript | Sequence[Message], since: int) -> Sequence[Message]:
     messages = messages_of(transcript)
+    return messages[start_index(since, len(messages)) :]
+
+
+def start_index(since: int, length: int) -> int:
+    """The index of the first message to read of ``length``: ``since``, or counted from
+    the end when negative (never before the first). Not an int is a ``TypeError``."""
     if isinstance(since, bool) or not isinstance(since, int):
         raise TypeError(f"since must be a message index (int), got {since!r}.")
-    return messages[since:] if since >= 0 else messages[max(len(messages) + since, 0) :]
+    return max(length + since, 0) if since < 0 else since
 
 
 def _evidence(message: Message) -> Iterator[tuple[_Kind, Source]]:
