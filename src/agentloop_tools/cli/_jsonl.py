@@ -54,9 +54,13 @@ class Unit:
 
 def is_log(path: str | Path) -> bool:
     """Whether ``path`` is a transcript log: its first non-empty line holds ``messages``."""
+    import stat
+
     if not str(path).lower().endswith(".jsonl"):
         return False
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False  # a FIFO or device is never opened: it could block (the reader says so)
         with open(path, "rb") as file:
             for _ in range(1000):  # leading blank lines, within reason
                 line = file.readline(MAX_LINE_BYTES + 1)

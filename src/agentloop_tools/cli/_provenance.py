@@ -52,9 +52,17 @@ def read(path: str | Path) -> dict[str, Any] | None:
 
 def entry(path: str | Path, now: dt.datetime | None = None) -> dict[str, Any] | None:
     """``{"provenance": {...} | None, "age_days": int | None}`` for a cassette, None else."""
+    import os
+    import stat
+
     if not str(path).lower().endswith(CASSETTE_SUFFIXES):
         return None
-    facts = read(path)
+    try:
+        regular = stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        regular = False
+    # A FIFO or device is never opened (it could block): its age is unknown.
+    facts = read(path) if regular else None
     age: int | None = None
     if facts and facts.get("recorded_at"):
         when = dt.datetime.strptime(facts["recorded_at"], "%Y-%m-%dT%H:%M:%SZ").replace(

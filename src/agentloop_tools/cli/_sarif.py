@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 from urllib.parse import quote
@@ -99,8 +100,9 @@ def interaction_lines(path: str) -> list[int]:
     if not path.lower().endswith((".yaml", ".yml")):
         return []
     try:
-        if os.path.getsize(path) > _MAX_SCAN_BYTES:
-            return []
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > _MAX_SCAN_BYTES:
+            return []  # a FIFO is never opened: it could block
         with open(path, "rb") as file:
             lines: list[int] = []
             inside = False
