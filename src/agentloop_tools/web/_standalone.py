@@ -208,8 +208,8 @@ def fetch(
 def _fetch_once(fetcher: Fetcher, url: str, start: int | None) -> FetchResult:
     """One call on ``fetcher``, every outcome a :class:`FetchResult`."""
     from agentloop_tools.web._fetch._codes import FetchRefusal
-    from agentloop_tools.web._fetch._record import requested_trailer
     from agentloop_tools.web._fetch._settings import Requested, start_offset
+    from agentloop_tools.web._transcript._fetch_format import requested_trailer
 
     requested: Requested = []
     try:

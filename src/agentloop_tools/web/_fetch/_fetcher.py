@@ -18,7 +18,6 @@ from cachetools import TTLCache
 
 from agentloop_tools.web._fetch._codes import FetchRefusal, shown
 from agentloop_tools.web._fetch._direct import DirectReader
-from agentloop_tools.web._fetch._record import header, requested_trailer
 from agentloop_tools.web._fetch._settings import (
     FetchSettings,
     Page,
@@ -29,6 +28,7 @@ from agentloop_tools.web._fetch._settings import (
 from agentloop_tools.web._fetch._url_check import check_url
 from agentloop_tools.web._fetch._via import read_via
 from agentloop_tools.web._policy._policy import DomainPolicy, robots_policy
+from agentloop_tools.web._transcript._fetch_format import header, requested_trailer
 
 if TYPE_CHECKING:
     import httpx
