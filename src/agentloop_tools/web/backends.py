@@ -13,6 +13,23 @@ This module is the public face of the backends; they are written in
 built-in APIs) and ``_backends_registry.py`` (choosing one from a mapping).
 """
 
+from __future__ import annotations
+
+# Names this module exposed before its code moved out; kept so that no import breaks.
+import re as re
+from collections.abc import Callable as Callable
+from collections.abc import Iterator as Iterator
+from collections.abc import Mapping as Mapping
+from dataclasses import dataclass as dataclass
+from dataclasses import field as field
+from typing import TYPE_CHECKING as TYPE_CHECKING
+from typing import Any as Any
+from typing import Literal as Literal
+from typing import Protocol as Protocol
+from typing import runtime_checkable as runtime_checkable
+from urllib.parse import urlencode as urlencode
+
+from agentloop_tools.web._search import _backends_registry
 from agentloop_tools.web._search._backends_api import ApiPage, SearchBackend
 from agentloop_tools.web._search._backends_builtin import (
     BRAVE_EARLIEST as BRAVE_EARLIEST,
@@ -43,7 +60,6 @@ from agentloop_tools.web._search._backends_builtin import (
 )
 from agentloop_tools.web._search._backends_registry import (
     BACKEND_VARIABLE,
-    REGISTRY,
     backend_from_env,
     register_backend,
     registered_backends,
@@ -71,5 +87,5 @@ __all__ = [
     "tavily",
 ]
 
-# The same dict as the registry's: what tests that undo registrations save and restore.
-_REGISTRY = REGISTRY
+# The registry itself, under its old name (tests that register a backend restore it).
+_REGISTRY = _backends_registry.REGISTRY
