@@ -19,7 +19,7 @@ import httpx
 
 from agentloop_tools.web import DomainPolicy
 from agentloop_tools.web._fetch._extract import extract_html
-from agentloop_tools.web._fetch._tool import Fetcher
+from agentloop_tools.web._fetch._fetcher import Fetcher
 
 WORDS = [
     "the",

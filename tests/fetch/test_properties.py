@@ -12,7 +12,7 @@ from agentloop import ToolError
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from agentloop_tools.web._fetch._tool import Fetcher
+from agentloop_tools.web._fetch._fetcher import Fetcher
 
 REFUSED_V4 = [
     *("127.0.0.1", "10.0.0.1", "169.254.169.254", "100.100.100.200", "0.0.0.0"),

@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from agentloop_tools.web import web_search
-from agentloop_tools.web._search._tool import retry_after
+from agentloop_tools.web._search._responses import retry_after
 from agentloop_tools.web.backends import brave, searxng
 from tests.search.helpers import BRAVE_KEY, call, results, run_agent
 from tests.web.hostile import Respond, answer, bounded, head, raw_server

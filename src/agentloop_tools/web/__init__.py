@@ -9,7 +9,9 @@ False
 """
 
 from agentloop_tools._errors import AgentloopToolsError
-from agentloop_tools.web._fetch._tool import Resolver, web_fetch
+from agentloop_tools.web import backends  # noqa: F401  (agentloop_tools.web.backends, as before)
+from agentloop_tools.web._fetch._settings import Resolver
+from agentloop_tools.web._fetch._tool import web_fetch
 from agentloop_tools.web._hosted_search import native_web_search
 from agentloop_tools.web._policy._explain import Explanation, Reading
 from agentloop_tools.web._policy._links import Link, links

@@ -17,12 +17,14 @@ from typing import TYPE_CHECKING
 from agentloop_tools.web._policy._policy import DomainPolicy
 from agentloop_tools.web._search._options import Undated
 from agentloop_tools.web._search._render import SearchHit
+from agentloop_tools.web._tool_options import positive_int, positive_seconds
 
 if TYPE_CHECKING:
     import httpx
 
-    from agentloop_tools.web._fetch._tool import Resolver
-    from agentloop_tools.web.backends import SearchBackend
+    from agentloop_tools.web._fetch._fetcher import Fetcher
+    from agentloop_tools.web._fetch._settings import Resolver
+    from agentloop_tools.web._search._backends_api import SearchBackend
 
 logger = logging.getLogger("agentloop_tools.web")
 
@@ -123,7 +125,8 @@ def search(
     Raises:
         TypeError, ValueError: an option is not accepted (as ``web_search`` raises).
     """
-    from agentloop_tools.web._search._tool import Answer, build_engine
+    from agentloop_tools.web._search._engine import Answer
+    from agentloop_tools.web._search._tool import build_engine
 
     engine = build_engine(
         backend,
@@ -183,23 +186,14 @@ def fetch(
     Raises:
         TypeError, ValueError: an option is not accepted (as ``web_fetch`` raises).
     """
-    from agentloop_tools.web._fetch._codes import FetchRefusal
-    from agentloop_tools.web._fetch._record import requested_trailer
-    from agentloop_tools.web._fetch._tool import (
-        DEFAULT_USER_AGENT,
-        Requested,
-        _positive_int,
-        _positive_number,
-        _start,
-        build_fetcher,
-    )
+    from agentloop_tools.web._fetch._tool import DEFAULT_USER_AGENT, build_fetcher
 
     fetcher = build_fetcher(
         policy=policy,
         name="web_fetch",
-        max_chars=_positive_int(max_chars, "max_chars"),
-        max_bytes=_positive_int(max_bytes, "max_bytes"),
-        timeout=_positive_number(timeout, "timeout"),
+        max_chars=positive_int(max_chars, "max_chars"),
+        max_bytes=positive_int(max_bytes, "max_bytes"),
+        timeout=positive_seconds(timeout, "timeout"),
         cache_ttl=0.0,
         respect_robots=respect_robots,
         user_agent=user_agent if user_agent is not None else DEFAULT_USER_AGENT,
@@ -208,10 +202,19 @@ def fetch(
         resolver=resolver,
         via=via,
     )
+    return _fetch_once(fetcher, url, start)
+
+
+def _fetch_once(fetcher: Fetcher, url: str, start: int | None) -> FetchResult:
+    """One call on ``fetcher``, every outcome a :class:`FetchResult`."""
+    from agentloop_tools.web._fetch._codes import FetchRefusal
+    from agentloop_tools.web._fetch._settings import Requested, start_offset
+    from agentloop_tools.web._transcript._fetch_format import requested_trailer
+
     requested: Requested = []
     try:
         document = fetcher.page(url, start, requested)
-        output = fetcher.render(document, _start(start))
+        output = fetcher.render(document, start_offset(start))
     except FetchRefusal as refused:
         return FetchResult(
             False,

@@ -15,6 +15,7 @@ executor does not catch. The conversation then ends with that exception.
 from __future__ import annotations
 
 from agentloop_tools._errors import FatalToolError, ToolFailure
+from agentloop_tools.web._transcript._tool_codes import FATAL_CODES, FETCH_CODES, SEARCH_CODES
 
 __all__ = [
     "FATAL_CODES",
@@ -25,39 +26,7 @@ __all__ = [
     "ToolFailure",
 ]
 
-# The one table of codes, per tool: docs/tool-errors.md has a row for each (a test
-# checks both ways). Fatal codes end the tool's use for the run (``on_fatal``).
-SEARCH_CODES = frozenset(
-    {
-        "missing-query",
-        "domain-lists-conflict",
-        "invalid-domain",
-        "query-rejected",
-        "search-failed",
-        "rate-limited",
-        "not-configured",
-        "quota-exceeded",
-    }
-)
-FATAL_CODES = frozenset({"not-configured", "quota-exceeded"})
-FETCH_CODES = frozenset(
-    {
-        "invalid-url",
-        "unsupported-scheme",
-        "userinfo-not-allowed",
-        "url-too-long",
-        "hostname-too-shallow",
-        "blocked-by-policy",
-        "blocked-address",
-        "disallowed-by-robots",
-        "fetch-error",
-        "timeout",
-        "too-large",
-        "unsupported-content",
-        "no-text",
-        "invalid-start",
-    }
-)
+# One table per tool; docs/tool-errors.md has a row for each code (a test checks both ways).
 TOOL_ERROR_CODES: dict[str, frozenset[str]] = {
     "web_search": SEARCH_CODES,
     "web_fetch": FETCH_CODES,

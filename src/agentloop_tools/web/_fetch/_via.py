@@ -13,16 +13,20 @@ import json
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any
 
+from ada_url import parse_url
+
+from agentloop_tools.web._domains._address import parse_address, refusal
 from agentloop_tools.web._fetch._codes import FetchRefusal, shown
+from agentloop_tools.web._fetch._settings import FetchSettings, Page, Requested, needs_javascript
+from agentloop_tools.web._fetch._url_check import check_url
+from agentloop_tools.web._search._backends_api import ApiPage, PageApi
+from agentloop_tools.web._search._backends_builtin import ExaBackend, TavilyBackend
 
 if TYPE_CHECKING:
     # httpx is imported when a page is read, not with agentloop_tools.web.
     import httpx
-
-    from agentloop_tools.web.backends import ExaBackend, TavilyBackend
 
 logger = logging.getLogger("agentloop_tools.web.fetch")
 
@@ -30,41 +34,8 @@ logger = logging.getLogger("agentloop_tools.web.fetch")
 _ENVELOPE_BYTES = 200_000
 
 
-@dataclass(frozen=True, slots=True)
-class ApiPage:
-    """What a page API gave back for one URL.
-
-    Attributes:
-        url: the URL the provider says it read (its final URL), or None if it named none.
-        title: the page's title, if the API gives one.
-        text: the page's text (Tavily's ``raw_content``, Exa's ``text``).
-    """
-
-    url: str | None
-    title: str | None
-    text: str
-
-
-@runtime_checkable
-class PageApi(Protocol):
-    """A backend that can read pages: the built-in ``tavily`` and ``exa`` ones, or yours."""
-
-    @property
-    def name(self) -> str: ...
-
-    def build_page_request(self, url: str, max_chars: int) -> httpx.Request:
-        """The request that reads ``url`` (at most ``max_chars`` characters of text)."""
-        ...
-
-    def parse_page(self, payload: Any, url: str) -> ApiPage | str:
-        """The page for ``url`` in a decoded JSON body, or why the provider failed it."""
-        ...
-
-
 def page_api(via: object) -> PageApi:
     """``via`` as a page API, or a ``TypeError`` naming what is accepted."""
-    from agentloop_tools.web.backends import ExaBackend, TavilyBackend
-
     if isinstance(via, TavilyBackend):
         return _Tavily(via)
     if isinstance(via, ExaBackend):
@@ -143,6 +114,53 @@ class _Exa:
         return "it returned no result for the URL"
 
 
+def read_via(settings: FetchSettings, api: PageApi, href: str, requested: Requested) -> Page:
+    """A page through a search provider's page API: checks before and after."""
+    if not settings.allow_private:
+        host = str(parse_url(href, attributes=("hostname",))["hostname"]).strip("[]")
+        literal = parse_address(host)
+        reason = refusal(literal) if literal is not None else None
+        if reason is not None:
+            raise FetchRefusal(
+                "blocked-address",
+                f"{href} names {host}, {reason}",
+                "do not retry; only public sites can be read",
+            )
+    deadline = time.monotonic() + settings.timeout
+    got = read_through(
+        api,
+        href,
+        client=settings.client,
+        max_chars=settings.max_bytes,
+        max_bytes=settings.max_bytes,
+        deadline=deadline,
+        timeout=settings.timeout,
+    )
+    chain = [href]
+    if got.url is not None:
+        final = check_url(got.url, None, hop=got.url)
+        if final != href:
+            # The provider's final URL is a hop the audit must see, refused or not.
+            requested.append(("redirect", final))
+            chain.append(check_url(final, settings.policy, hop=final))
+    text = got.text
+    notes: list[str] = [f"note: read through the {api.name} API"]
+    if len(text) > settings.max_bytes:
+        text = text[: settings.max_bytes]
+        notes.append(
+            f"note: the page is larger than {settings.max_bytes:,} characters; "
+            "only its beginning was read"
+        )
+    if not text.strip() or needs_javascript(text):
+        raise FetchRefusal(
+            "no-text",
+            f"{chain[-1]} has no readable text through the {api.name} API",
+            "use another source, such as a static or text version of the page",
+        )
+    title = " ".join(got.title.split()) if got.title else None
+    return Page(tuple(chain), title, text, tuple(notes))
+
+
 def read_through(
     api: PageApi,
     href: str,
@@ -154,11 +172,6 @@ def read_through(
     timeout: float,
 ) -> ApiPage:
     """One page through ``api``: the page, or a ``FetchRefusal`` with the fetch codes."""
-    import httpx
-
-    from agentloop_tools._errors import ResponseTooLarge
-    from agentloop_tools.web._search import _http as _search_http
-
     secrets = tuple(s for s in getattr(api, "secrets", ()) if isinstance(s, str) and len(s) >= 4)
     scrub = _scrubber(secrets)
     remaining = deadline - time.monotonic()
@@ -175,6 +188,27 @@ def read_through(
             f"the {api.name} page API could not build the request ({type(error).__name__})",
             "do not retry; use another source",
         ) from None
+    status, body = _exchange(api, request, client, href, max_bytes, (remaining, deadline), timeout)
+    page = _answer(api, status, body, href, scrub)
+    return ApiPage(page.url, page.title, scrub(page.text) if secrets else page.text)
+
+
+def _exchange(
+    api: PageApi,
+    request: httpx.Request,
+    client: httpx.Client | None,
+    href: str,
+    max_bytes: int,
+    time_left: tuple[float, float],
+    timeout: float,
+) -> tuple[int, bytes]:
+    """Send ``request`` once; its status and (capped) body, or a ``FetchRefusal``."""
+    import httpx
+
+    from agentloop_tools._errors import ResponseTooLarge
+    from agentloop_tools.web._search import _http as _search_http
+
+    remaining, deadline = time_left
     request.extensions["timeout"] = httpx.Timeout(remaining).as_dict()
     owned = client is None
     if client is None:
@@ -208,7 +242,13 @@ def read_through(
         _search_http.end_attempt()
         if owned:
             client.close()
-    status = streamed.status_code
+    return streamed.status_code, body
+
+
+def _answer(
+    api: PageApi, status: int, body: bytes, href: str, scrub: Callable[[str], str]
+) -> ApiPage:
+    """The page in the API's answer, or a ``FetchRefusal`` saying why there is none."""
     try:
         payload = json.loads(body) if body else None
     except (ValueError, RecursionError):
@@ -237,7 +277,7 @@ def read_through(
             f"{api.name} could not read {href}: {reason}",
             "do not retry this URL; use another source",
         )
-    return ApiPage(page.url, page.title, scrub(page.text) if secrets else page.text)
+    return page
 
 
 def _status_refusal(

@@ -20,10 +20,10 @@ from typing import Any
 from agentloop import Transcript
 from agentloop.transcript import Message, TextPart, ToolCallPart, ToolResultPart
 
-from agentloop_tools.web._fetch._record import read_result
 from agentloop_tools.web._policy._pages import page_key
 from agentloop_tools.web._policy._policy import _TOKEN, DomainPolicy, Violation
 from agentloop_tools.web._transcript._evidence import messages_of, sources
+from agentloop_tools.web._transcript._fetch_format import read_result
 
 # What comes right before a destination: a markdown "](" (optionally "<"), or an
 # HTML href/src attribute.

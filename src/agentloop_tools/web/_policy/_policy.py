@@ -20,7 +20,6 @@ from agentloop.transcript import Message, TextPart, join_text
 from agentloop_tools.web._domains._index import RuleIndex
 from agentloop_tools.web._domains._rules import Rule, parse_rules
 from agentloop_tools.web._domains._url import Location, locate, nested_urls, quick_host
-from agentloop_tools.web._fetch._record import reached
 from agentloop_tools.web._hosted_search import native_web_search
 from agentloop_tools.web._policy._verdict import verdict
 from agentloop_tools.web._text._commands import command_targets
@@ -38,6 +37,7 @@ from agentloop_tools.web._text._literals import Replacement, literal_readings, r
 from agentloop_tools.web._text._markup import Decoded, decode, layout
 from agentloop_tools.web._text._prefilter import RuleFinder
 from agentloop_tools.web._transcript._evidence import message_sources, messages_of
+from agentloop_tools.web._transcript._fetch_format import reached
 from agentloop_tools.web._transcript._tool_results import search_call_urls, search_sources
 
 if TYPE_CHECKING:
