@@ -13,7 +13,6 @@ file and line order: the output and the exit code are those of one process.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
@@ -23,8 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-# One line (one transcript) is read whole: bounded like a whole cassette.
-MAX_LINE_BYTES = 64 * 1024 * 1024
+from agentloop_tools.cassettes._reading._logs import MAX_LINE_BYTES, is_log
+
 # A log is cut into pieces of about this size for --jobs (and read piece by piece).
 CHUNK_BYTES = 32 * 1024 * 1024
 _BLOCK = 1024 * 1024
@@ -50,38 +49,6 @@ class Unit:
     start: int | None = None
     end: int | None = None
     size: int = 0
-
-
-def is_log(path: str | Path) -> bool:
-    """Whether ``path`` is a transcript log: its first non-empty line holds ``messages``."""
-    import stat
-
-    if not str(path).lower().endswith(".jsonl"):
-        return False
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return False  # a FIFO or device is never opened: it could block (the reader says so)
-        with open(path, "rb") as file:
-            for _ in range(1000):  # leading blank lines, within reason
-                line = file.readline(MAX_LINE_BYTES + 1)
-                if not line:
-                    return False
-                if line.strip():
-                    break
-            else:
-                return False
-    except OSError:
-        return False
-    if len(line) > MAX_LINE_BYTES:
-        return True  # too long for a message line too: read as a log, it says so
-    try:
-        first = json.loads(line)
-    except RecursionError:
-        return False  # nested past Python's limit: the reader refuses it, with its reason
-    except ValueError:
-        # A truncated first line of a log still starts like one.
-        return line.lstrip().startswith(b'{"messages"')
-    return isinstance(first, dict) and "messages" in first and "role" not in first
 
 
 def units(files: list[Path]) -> list[Unit]:
