@@ -141,10 +141,12 @@ def test_jobs_must_be_a_sensible_number() -> None:
 def test_a_message_per_line_jsonl_is_still_one_transcript(tmp_path: Path) -> None:
     from agentloop.transcript import to_jsonl
 
+    from agentloop_tools.cassettes._reading._logs import is_log
+
     transcript = converse("anthropic", [anthropic_message([anthropic_text("see wikipedia.org")])])
     path = tmp_path / "run.jsonl"
     path.write_text(to_jsonl(transcript.messages))
-    assert not _jsonl.is_log(path)
+    assert not is_log(path)
     result = run("audit", path, "--block", "wikipedia.org", "--format", "json")
     [file] = json.loads(result.stdout)["files"]
     assert file["transcripts"] == 1
