@@ -224,7 +224,7 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     scan.add_argument(
         "paths", nargs="+", metavar="PATH", help="files or directories (every file, recursive)"
     )
-    from agentloop_tools.cli import _explain as _explain_cli
+    from agentloop_tools.cli import _explanations as _explain_cli
 
     explain = _explain_cli.add_parser(commands, EPILOG, _add_policy)
     return parser, {"audit": audit, "evidence": evidence, "scan": scan, "explain": explain}
@@ -604,7 +604,7 @@ def _audit_junit(audits: list[FileAudit], policy: Any, origin: str, out: TextIO)
 
 
 def _explain(args: argparse.Namespace) -> int:
-    from agentloop_tools.cli import _explain as _explain_cli
+    from agentloop_tools.cli import _explanations as _explain_cli
 
     policy, origin = _policy(args)
     explanations = [policy.explain(subject) for subject in _explain_cli.subjects(args.subjects)]
@@ -683,7 +683,7 @@ def _evidence_of(reader: Any, path: Path) -> dict[str, Any]:
                     ],
                 }
             )
-    from agentloop_tools.cli import _provenance as _provenance_view
+    from agentloop_tools.cli import _provenance_view as _provenance_view
 
     dated = _provenance_view.entry(path)
     return {
@@ -800,7 +800,7 @@ def _evidence_json(files: list[dict[str, Any]], out: TextIO) -> None:
 
 def _evidence_table(files: list[dict[str, Any]], out: TextIO) -> None:
     from agentloop_tools._report._entries import also_written
-    from agentloop_tools.cli import _provenance as _provenance_view
+    from agentloop_tools.cli import _provenance_view as _provenance_view
 
     for file in files:
         out.write(f"{visible(str(file['path']))}\n")

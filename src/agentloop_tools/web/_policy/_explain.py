@@ -22,7 +22,10 @@ from agentloop_tools.web._domains._url import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from agentloop_tools.web._policy._policy import DomainPolicy, Violation
+    from agentloop_tools.web._text._finder import Found
 
 # Bounds against hostile input: an explanation stays short whatever it is given.
 MAX_ITEMS = 200  # links and mentions explained in one text
@@ -235,7 +238,6 @@ def explain_text(policy: DomainPolicy, text: str) -> Explanation:
     """Every link and host name the scanner finds, each judged as the audit judges it."""
     from agentloop.transcript import Message, TextPart
 
-    from agentloop_tools.web._policy._verdict import verdict
     from agentloop_tools.web._text._finder import scan
 
     truncated = ""
@@ -244,9 +246,35 @@ def explain_text(policy: DomainPolicy, text: str) -> Explanation:
         text = text[:MAX_TEXT]
     violations = policy.audit([Message(role="assistant", content=(TextPart(text=text),))])
     flagged = {violation.span: violation for violation in violations if violation.span}
+    found = scan(text, mentions=True)
+    items, covered, cut = _explain_found(policy, found, flagged)
+    if cut:
+        truncated = (
+            f"{truncated} Only the first {MAX_ITEMS} of {len(found)} links and mentions "
+            "were explained."
+        ).strip()
+    items.extend(_explain_decoded(policy, flagged, covered, items))
+    items.sort(key=lambda item: item.span or (0, 0))
+    return Explanation(
+        subject=text,
+        permitted=not violations,
+        readings=tuple(reading for item in items for reading in item.readings),
+        verdict="permitted" if not violations else violations[0].verdict,
+        kind="text",
+        policy=repr(policy),
+        items=tuple(items),
+        truncated=truncated,
+    )
+
+
+def _explain_found(
+    policy: DomainPolicy, found: Sequence[Found], flagged: dict[tuple[int, int], Violation]
+) -> tuple[list[Explanation], set[tuple[int, int]], bool]:
+    """The scanner's links and mentions explained; whether the list was cut at MAX_ITEMS."""
+    from agentloop_tools.web._policy._verdict import verdict
+
     items: list[Explanation] = []
     covered: set[tuple[int, int]] = set()
-    found = scan(text, mentions=True)
     link_end = -1
     for item in found:
         if item.kind == "mention" and item.start < link_end:
@@ -254,31 +282,10 @@ def explain_text(policy: DomainPolicy, text: str) -> Explanation:
         if item.kind == "url":
             link_end = max(link_end, item.end)
         if len(items) >= MAX_ITEMS:
-            truncated = (
-                f"{truncated} Only the first {MAX_ITEMS} of {len(found)} links and mentions "
-                "were explained."
-            ).strip()
-            break
+            return items, covered, True
         span = (item.start, item.end)
         hit = _overlapping(flagged, span)
-        readings: list[Reading] = []
-        for number, reading in enumerate(item.readings):
-            name = (
-                ("as written" if item.kind == "mention" else "WHATWG")
-                if number == 0
-                else ("renderer")
-            )
-            readings.extend(_readings(policy, reading, name, 0))
-        note = ""
-        if hit is None and item.kind == "mention" and policy.mode == "allow":
-            note = (
-                "a bare host name that is no link: an allowlist judges links and the hosts a "
-                "linkifier renders (bare_hosts=True judges every one)"
-            )
-            readings = [
-                Reading(r.name, r.text, r.host, r.rule, True, note) if not r.permitted else r
-                for r in readings
-            ]
+        readings = _found_readings(policy, item, hit is None)
         if hit is not None:
             covered.add(hit.span or span)
         items.append(
@@ -293,18 +300,45 @@ def explain_text(policy: DomainPolicy, text: str) -> Explanation:
                 rule=hit.rule if hit is not None else None,
             )
         )
-    # What only the decoded text or a command showed (an entity-escaped link, ``curl``).
+    return items, covered, False
+
+
+def _found_readings(policy: DomainPolicy, item: Found, unflagged: bool) -> list[Reading]:
+    readings: list[Reading] = []
+    for number, reading in enumerate(item.readings):
+        first = "as written" if item.kind == "mention" else "WHATWG"
+        readings.extend(_readings(policy, reading, first if number == 0 else "renderer", 0))
+    if unflagged and item.kind == "mention" and policy.mode == "allow":
+        note = (
+            "a bare host name that is no link: an allowlist judges links and the hosts a "
+            "linkifier renders (bare_hosts=True judges every one)"
+        )
+        readings = [
+            Reading(r.name, r.text, r.host, r.rule, True, note) if not r.permitted else r
+            for r in readings
+        ]
+    return readings
+
+
+def _explain_decoded(
+    policy: DomainPolicy,
+    flagged: dict[tuple[int, int], Violation],
+    covered: set[tuple[int, int]],
+    items: list[Explanation],
+) -> list[Explanation]:
+    """What only the decoded text or a command showed (an entity-escaped link, ``curl``)."""
+    extra: list[Explanation] = []
     for span, violation in sorted(flagged.items()):
-        if span in covered or any(_overlaps(span, other.span) for other in items if other.span):
+        shown = [*items, *extra]
+        if span in covered or any(_overlaps(span, other.span) for other in shown if other.span):
             continue
-        if len(items) >= MAX_ITEMS:
+        if len(shown) >= MAX_ITEMS:
             break
-        readings = _readings(policy, violation.url, "decoded", 0)
-        items.append(
+        extra.append(
             Explanation(
                 subject=violation.url,
                 permitted=False,
-                readings=tuple(readings),
+                readings=tuple(_readings(policy, violation.url, "decoded", 0)),
                 verdict=violation.verdict,
                 kind="url",
                 policy=repr(policy),
@@ -312,17 +346,7 @@ def explain_text(policy: DomainPolicy, text: str) -> Explanation:
                 rule=violation.rule,
             )
         )
-    items.sort(key=lambda item: item.span or (0, 0))
-    return Explanation(
-        subject=text,
-        permitted=not violations,
-        readings=tuple(reading for item in items for reading in item.readings),
-        verdict="permitted" if not violations else violations[0].verdict,
-        kind="text",
-        policy=repr(policy),
-        items=tuple(items),
-        truncated=truncated,
-    )
+    return extra
 
 
 def _overlaps(one: tuple[int, int], other: tuple[int, int]) -> bool:
