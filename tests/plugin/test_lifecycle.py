@@ -374,8 +374,12 @@ def test_helpers_report_under_plain_asserts(project: pytest.Pytester) -> None:
                 "E * agentloop_tools.testing.EvidenceAssertionError: assert_cited: 1 of 2 "
                 "target(s) was not cited: 'wikipedia.org'.",
                 "E*",
-                "E * Citations found (1):",
+                "E * Looked for: citations the provider attached, and links in the answers to "
+                "pages the tools returned*",
+                "E*",
+                "E * Provider citations (1):",
                 'E *   - https://docs.python.org/3/whatsnew/3.13.html  "It has a new REPL."',
+                "E * Links to pages the tools returned: none.",
                 "E*",
                 "E * 'wikipedia.org' was searched but never cited; consulted:",
                 "E *   - https://en.wikipedia.org/wiki/Python",
