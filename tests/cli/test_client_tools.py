@@ -243,8 +243,8 @@ def test_evidence_turns_run_from_prompt_to_prompt_in_a_saved_transcript(tmp_path
     )
 
     from agentloop_tools.web import SearchHit
-    from agentloop_tools.web._fetch._record import header
     from agentloop_tools.web._search._render import render_results
+    from agentloop_tools.web._transcript._fetch_record import header
 
     results = render_results(
         [SearchHit(title="Whatsnew", url="https://docs.python.org/3/whatsnew/", snippet="")]

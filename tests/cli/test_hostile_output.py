@@ -24,7 +24,7 @@ from agentloop_tools._errors import UsageProblem
 from agentloop_tools._visible import visible, xml_text
 from agentloop_tools.cassettes._reading._sse import events
 from agentloop_tools.testing import EvidenceAssertionError, assert_no_violations
-from agentloop_tools.web._fetch._record import header
+from agentloop_tools.web._transcript._fetch_record import header
 
 HOSTILE = "https://evil.example/\x1b]0;pwned\x07\x1b[2J\x9b31m\u202egnp.exe"
 SHOWN = "https://evil.example/\\x1b]0;pwned\\x07\\x1b[2J\\x9b31m\\u202egnp.exe"

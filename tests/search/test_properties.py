@@ -10,8 +10,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from agentloop_tools.web import DomainPolicy, SearchHit, web_search
-from agentloop_tools.web._search._render import read_rendered
 from agentloop_tools.web._search._tool import filter_and_render
+from agentloop_tools.web._transcript._search_results import read_rendered
 from agentloop_tools.web.backends import brave
 
 POLICIES = [

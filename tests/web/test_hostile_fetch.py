@@ -18,7 +18,7 @@ import pytest
 
 from agentloop_tools.web import DomainPolicy, web_fetch
 from agentloop_tools.web._fetch import _extract
-from agentloop_tools.web._fetch._record import reached
+from agentloop_tools.web._transcript._fetch_record import reached
 from tests.fetch.helpers import (
     Recorder,
     converse,

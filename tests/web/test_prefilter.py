@@ -199,5 +199,5 @@ def test_an_allowlist_reading_only_link_tokens_finds_what_reading_every_token_fi
     policy = DomainPolicy.allow(rules)
     fast = audit(policy, text)
     with pytest.MonkeyPatch.context() as patched:
-        patched.setattr("agentloop_tools.web._policy.link_tokens", every_token)
+        patched.setattr("agentloop_tools.web._policy._text_audit.link_tokens", every_token)
         assert audit(policy, text) == fast

@@ -32,7 +32,7 @@ from agentloop_tools._report._entries import (
 from agentloop_tools._secrets import Cleaner, secret_values
 from agentloop_tools._visible import visible
 from agentloop_tools.web import DomainPolicy, Link, Violation, links
-from agentloop_tools.web._policy._pages import page_key
+from agentloop_tools.web._domains._identity import page_key
 from agentloop_tools.web._transcript._tool_calls import ToolCall, tool_calls
 
 

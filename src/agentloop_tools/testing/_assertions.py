@@ -23,11 +23,11 @@ from agentloop_tools._errors import EvidenceAssertionError
 from agentloop_tools._visible import visible
 from agentloop_tools.testing._evidence import AgentloopEvidence
 from agentloop_tools.web import DomainPolicy, Link, Violation, citations, links, sources
+from agentloop_tools.web._domains._identity import page_key
 from agentloop_tools.web._domains._index import RuleIndex
 from agentloop_tools.web._domains._rules import parse_rule
 from agentloop_tools.web._domains._url import locate
 from agentloop_tools.web._policy._links import given_pages
-from agentloop_tools.web._policy._pages import page_key
 from agentloop_tools.web._transcript._evidence import messages_of
 from agentloop_tools.web._transcript._tool_calls import ToolCall, call_for, tool_calls
 

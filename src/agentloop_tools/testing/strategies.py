@@ -372,7 +372,7 @@ def _transcript(sources: list[str], cited: list[str], fetched: list[str], text: 
         ToolResultPart,
     )
 
-    from agentloop_tools.web._fetch._record import header
+    from agentloop_tools.web._transcript._fetch_record import header
 
     transcript = Transcript()
     transcript.add_user_message("What do the docs say?")

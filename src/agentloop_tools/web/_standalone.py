@@ -184,7 +184,6 @@ def fetch(
         TypeError, ValueError: an option is not accepted (as ``web_fetch`` raises).
     """
     from agentloop_tools.web._fetch._codes import FetchRefusal
-    from agentloop_tools.web._fetch._record import requested_trailer
     from agentloop_tools.web._fetch._tool import (
         DEFAULT_USER_AGENT,
         Requested,
@@ -193,6 +192,7 @@ def fetch(
         _start,
         build_fetcher,
     )
+    from agentloop_tools.web._transcript._fetch_record import requested_trailer
 
     fetcher = build_fetcher(
         policy=policy,

@@ -38,13 +38,13 @@ from agentloop_tools.web._domains._address import parse_address, refusal
 from agentloop_tools.web._fetch._body import declared_length, read_capped
 from agentloop_tools.web._fetch._codes import FetchRefusal, shown
 from agentloop_tools.web._fetch._extract import EXTRA_HINT, Extracted, extract, kind_of
-from agentloop_tools.web._fetch._record import header, requested_trailer
 from agentloop_tools.web._fetch._robots import RobotsRules, robots_url
 from agentloop_tools.web._fetch._transport import PinnedBackend, pinned_transport
 from agentloop_tools.web._fetch._url_check import check_url
 from agentloop_tools.web._fetch._via import PageApi, page_api, read_through
 from agentloop_tools.web._policy._policy import DomainPolicy, robots_policy
 from agentloop_tools.web._search._describe import fetch_description
+from agentloop_tools.web._transcript._fetch_record import header, requested_trailer
 
 type Resolver = Callable[[str], Sequence[str]]
 # What was requested after the URL asked for: ("redirect" | "robots", url), in order.

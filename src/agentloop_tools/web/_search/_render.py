@@ -19,17 +19,18 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING
 
+from agentloop_tools.web._policy._text_audit import audit_text
 from agentloop_tools.web._text._destinations import link_destinations, shown_link
+from agentloop_tools.web._transcript._search_results import MARKER
 
 if TYPE_CHECKING:
     from agentloop_tools.web._policy._policy import DomainPolicy
 
-MARKER = "Web search results (agentloop-tools)"
 WITHHELD_LINK = "[link withheld by the domain policy]"
 MAX_TITLE_CHARS = 200
 MAX_SNIPPET_CHARS = 500
@@ -41,8 +42,6 @@ _INVISIBLE = re.compile(
     r"[\x00-\x08\x0e-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]"
 )
 _MARKDOWN_TITLE = re.compile(r"([\\\[\]])")
-_LINK_LINE = re.compile(r"\d+\. \[(?P<title>(?:\\.|[^\\\]])*)\]\((?P<url>\S+)\)")
-_UNESCAPE = re.compile(r"\\(.)")
 _URL_FORBIDDEN = re.compile(r"[\s\x00-\x1f\x7f]")
 
 
@@ -170,16 +169,6 @@ def render_results(
     return "\n".join(lines)
 
 
-def read_rendered(content: str) -> Iterator[tuple[str, str]]:
-    """``(url, title)`` of every link in text :func:`render_results` wrote; nothing otherwise."""
-    if not content.startswith(MARKER + "\n"):
-        return
-    for line in content.splitlines():
-        match = _LINK_LINE.fullmatch(line)
-        if match is not None:
-            yield match["url"], _UNESCAPE.sub(r"\1", match["title"])
-
-
 def _summary(shown: int, withheld: int, unusable: int) -> str:
     parts = [_count(shown, "result")]
     if withheld:
@@ -203,7 +192,7 @@ def _redact(fields: list[str], policy: DomainPolicy | None) -> list[str]:
         return fields
     joined = "\n\n".join(fields)
     spans = [
-        violation.span for violation in policy._audit_text(joined, 0) if violation.span is not None
+        violation.span for violation in audit_text(policy, joined) if violation.span is not None
     ]
     # Link destinations as CommonMark reads them: a link glued to the one before it
     # ("[a](https://ok/)[b](//evil.com/)") is a link of its own.

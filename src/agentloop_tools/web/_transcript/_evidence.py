@@ -15,8 +15,8 @@ from typing import Any, Literal
 from agentloop import Citation, HostedToolPart, Source, Transcript
 from agentloop.transcript import Message, TextPart
 
-from agentloop_tools.web._fetch._record import pages_read
-from agentloop_tools.web._policy._pages import page_key, without_tracking
+from agentloop_tools.web._domains._identity import page_key, without_tracking
+from agentloop_tools.web._transcript._fetch_record import pages_read
 from agentloop_tools.web._transcript._tool_results import search_sources
 
 type _Kind = Literal["consulted", "cited"]

@@ -18,10 +18,10 @@ from typing import Any, Literal
 from agentloop.transcript import Message, ToolCallPart, ToolResultPart
 
 from agentloop_tools.web._fetch._codes import CODES as FETCH_CODES
-from agentloop_tools.web._fetch._record import DEFAULT_NAME as FETCH_NAME
-from agentloop_tools.web._fetch._record import read_result
-from agentloop_tools.web._search._render import MARKER as SEARCH_MARKER
-from agentloop_tools.web._search._render import read_rendered
+from agentloop_tools.web._transcript._fetch_record import DEFAULT_NAME as FETCH_NAME
+from agentloop_tools.web._transcript._fetch_record import read_result
+from agentloop_tools.web._transcript._search_results import MARKER as SEARCH_MARKER
+from agentloop_tools.web._transcript._search_results import read_rendered
 
 type Tool = Literal["web_search", "web_fetch"]
 type Status = Literal["ok", "refused", "failed", "no-result"]

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from agentloop import Source
 from agentloop.transcript import Message, ToolCallPart, ToolResultPart
 
-from agentloop_tools.web._search._render import read_rendered
+from agentloop_tools.web._transcript._search_results import read_rendered
 
 _ARGUMENTS = (
     frozenset({"query", "count"}),

@@ -32,7 +32,7 @@ from typing import Literal
 from agentloop import Source
 from agentloop.transcript import Message, ToolCallPart, ToolResultPart
 
-from agentloop_tools.web._fetch._codes import CODES
+from agentloop_tools.web._tool_errors import FETCH_CODES as CODES
 
 MARKER = "[web_fetch] "
 DEFAULT_NAME = "web_fetch"
