@@ -21,16 +21,9 @@ from agentloop_tools.web._domains._url import locate, nested_urls, quick_host
 from agentloop_tools.web._policy._seams import WINDOW, seam_windows
 from agentloop_tools.web._policy._violation import Mode, Violation
 from agentloop_tools.web._text._commands import command_targets
-from agentloop_tools.web._text._docformats import asciidoc_reading, rst_targets
-from agentloop_tools.web._text._finder import (
-    Found,
-    has_deleted,
-    link_tokens,
-    linked_reading,
-    read_token,
-    split_attributes,
-    tokens,
-)
+from agentloop_tools.web._text._docformats import asciidoc_reading, rst_targets, split_attributes
+from agentloop_tools.web._text._finder import Found, link_tokens, read_token, tokens
+from agentloop_tools.web._text._linkable import has_deleted, linked_reading
 from agentloop_tools.web._text._literals import Replacement, literal_readings, rtf_reading
 from agentloop_tools.web._text._markup import Decoded, decode, layout
 from agentloop_tools.web._text._prefilter import RuleFinder
