@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from agentloop.transcript import Message, ToolCallPart, ToolResultPart
 
-from agentloop_tools.web._fetch._codes import CODES as FETCH_CODES
+from agentloop_tools.web._tool_errors import FETCH_CODES
 from agentloop_tools.web._transcript._fetch_record import DEFAULT_NAME as FETCH_NAME
 from agentloop_tools.web._transcript._fetch_record import read_result
 from agentloop_tools.web._transcript._search_results import MARKER as SEARCH_MARKER
