@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agentloop.transcript import Message, TextPart
-from hypothesis import given
+from hypothesis import example, given
 
 from agentloop_tools.testing.strategies import answers
 from agentloop_tools.web import DomainPolicy, links
@@ -20,12 +20,26 @@ def _turn(answer: str) -> list[Message]:
 
 
 @given(answers(POLICY, violating=True))
+# WHATWG reads "\\" as the path's start, RFC 3986 readers as part of the authority
+# (host python。org): the ideographic full stop is no sentence end, the link is whole.
+@example("https://a.example\\@python\u3002org/")
 def test_every_link_the_allowlist_refuses_is_a_link(answer: str) -> None:
     spans = {(link.start, link.end) for link in links(_turn(answer))}
     commands = {(found.start, found.end) for found in command_targets(answer)}
     for violation in POLICY.audit(_turn(answer)):
         if violation.where == "text":
             assert violation.span in spans or violation.span in commands, violation
+
+
+def test_a_backslash_before_userinfo_keeps_an_ideographic_full_stop_in_the_link() -> None:
+    # To WHATWG the host is a.example and "@python。org/" its path; to urllib, httpx and
+    # curl "a.example\\" is userinfo and python。org (python.org) the host. Readers
+    # disagree on the path, so "。" ends no sentence: one link, refused by the allowlist.
+    answer = "see https://a.example\\@python\u3002org/ now"
+    whole = (4, 4 + len("https://a.example\\@python\u3002org/"))
+    assert [(link.start, link.end) for link in links(_turn(answer))] == [whole]
+    audited = [(v.span, v.url) for v in POLICY.audit(_turn(answer)) if v.where == "text"]
+    assert audited == [(whole, answer[whole[0] : whole[1]])]
 
 
 @given(answers(POLICY, violating=False))

@@ -159,7 +159,7 @@ def test_no_character_substrings_speak_for_becomes_part_of_an_ascii_host() -> No
     """The CJK characters ruled on never turn into ASCII host characters nor vanish."""
     import unicodedata
 
-    from agentloop_tools.web._text._finder import has_deleted
+    from agentloop_tools.web._text._linkable import has_deleted
     from agentloop_tools.web._text._prefilter import _CJK_RULED, _DOTS
 
     ruled = re.compile(f"[{_CJK_RULED}]")
@@ -199,5 +199,5 @@ def test_an_allowlist_reading_only_link_tokens_finds_what_reading_every_token_fi
     policy = DomainPolicy.allow(rules)
     fast = audit(policy, text)
     with pytest.MonkeyPatch.context() as patched:
-        patched.setattr("agentloop_tools.web._policy._policy.link_tokens", every_token)
+        patched.setattr("agentloop_tools.web._policy._text_audit.link_tokens", every_token)
         assert audit(policy, text) == fast

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
-from agentloop_tools.web._policy._pages import page_key
+from agentloop_tools.web._domains._identity import page_key
 
 _ANCHOR = re.compile(r"<a\s([^<>]*)>(.*?)</a>", re.DOTALL)
 _HREF = re.compile(r'href="([^"]*)"')

@@ -27,7 +27,7 @@ from agentloop_tools._report._entries import (
 )
 from agentloop_tools._report._html import html_page, write_html
 from agentloop_tools.web import DomainPolicy, Link, Violation, links
-from agentloop_tools.web._policy._pages import page_key
+from agentloop_tools.web._domains._identity import page_key
 from agentloop_tools.web._transcript._tool_calls import ToolCall, tool_calls
 
 

@@ -28,8 +28,10 @@ from agentloop_tools.testing._conversations import (
 from agentloop_tools.testing._targets import Target, read_targets
 from agentloop_tools.testing._violation_report import EXCERPT, violation_report
 from agentloop_tools.web import DomainPolicy, Link
+from agentloop_tools.web._domains._identity import page_key
 from agentloop_tools.web._policy._links import given_pages
-from agentloop_tools.web._policy._pages import page_key
+
+_EXCERPT = 60
 
 
 def assert_cited(transcript: Evidence, *targets: str, since: int = 0) -> None:

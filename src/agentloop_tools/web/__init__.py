@@ -16,7 +16,8 @@ from agentloop_tools.web._hosted_search import native_web_search
 from agentloop_tools.web._policy._explain import Explanation, Reading
 from agentloop_tools.web._policy._links import Link, links
 from agentloop_tools.web._policy._pages import PageViolation, per_page
-from agentloop_tools.web._policy._policy import DomainPolicy, Violation
+from agentloop_tools.web._policy._policy import DomainPolicy
+from agentloop_tools.web._policy._violation import Violation
 from agentloop_tools.web._search._options import SearchOptions
 from agentloop_tools.web._search._render import SearchHit
 from agentloop_tools.web._search._tool import PointInTimeWarning, search_tool, web_search

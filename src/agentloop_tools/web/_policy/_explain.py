@@ -175,7 +175,7 @@ def _readings(policy: DomainPolicy, url: str, name: str, depth: int) -> list[Rea
     if location is None:
         return [Reading(name, url, None, None, not allow, "names no host")]
     out: list[Reading] = []
-    rule = policy._rule_for(location)
+    rule = _rule_for(policy, location)
     permitted = (rule is not None) if allow else (rule is None)
     notes = []
     if not location.valid:
@@ -199,7 +199,7 @@ def _readings(policy: DomainPolicy, url: str, name: str, depth: int) -> list[Rea
         else:
             label, why = "other reading", "another host the same request can reach"
         alone = Location(other, location.path, _ip_like(other))
-        other_rule = policy._rule_for(alone)
+        other_rule = _rule_for(policy, alone)
         other_permitted = (other_rule is not None) if allow else (other_rule is None)
         if allow:
             other_permitted = False  # an allowlist admits only the browser's own host
@@ -208,7 +208,7 @@ def _readings(policy: DomainPolicy, url: str, name: str, depth: int) -> list[Rea
     plain, decoded = path_readings(location.path)
     if decoded != plain and policy._index.has_path_rules:
         alone = Location(location.host, decoded, location.is_ip)
-        decoded_rule = policy._rule_for(alone)
+        decoded_rule = _rule_for(policy, alone)
         decoded_permitted = (decoded_rule is not None) if allow else (decoded_rule is None)
         out.append(
             Reading(
@@ -227,7 +227,7 @@ def _readings(policy: DomainPolicy, url: str, name: str, depth: int) -> list[Rea
 
 
 def _own_rule(policy: DomainPolicy, location: Location) -> str | None:
-    return policy._rule_for(Location(location.host, location.path, location.is_ip))
+    return _rule_for(policy, Location(location.host, location.path, location.is_ip))
 
 
 def _ip_like(host: str) -> bool:
@@ -238,15 +238,13 @@ def explain_text(policy: DomainPolicy, text: str) -> Explanation:
     """Every link and host name the scanner finds, each judged as the audit judges it."""
     from agentloop.transcript import Message, TextPart
 
-    from agentloop_tools.web._text._finder import scan
-
     truncated = ""
     if len(text) > MAX_TEXT:
         truncated = f"Only the first {MAX_TEXT:,} characters were explained."
         text = text[:MAX_TEXT]
     violations = policy.audit([Message(role="assistant", content=(TextPart(text=text),))])
     flagged = {violation.span: violation for violation in violations if violation.span}
-    found = scan(text, mentions=True)
+    found = _scan(text)
     items, covered, cut = _explain_found(policy, found, flagged)
     if cut:
         truncated = (
@@ -360,3 +358,38 @@ def _overlapping(
         if _overlaps(other, span):
             return violation
     return None
+
+
+def _rule_for(policy: DomainPolicy, location: Location | None) -> str | None:
+    """The rule that admits (allowlist) or blocks (blocklist) one location, if any."""
+    if location is None:
+        return None
+    if policy.mode == "allow":
+        return policy._index.admitting(location)
+    return policy._index.blocking(location)
+
+
+def _scan(text: str) -> list[Found]:
+    """Every link and bare host name in ``text``, in text order, as the scanner reads them
+    (HTML attribute values read whole, instead of the tokens that overlap them)."""
+    from agentloop_tools.web._text._docformats import split_attributes
+    from agentloop_tools.web._text._finder import read_token, tokens
+
+    found: list[Found] = []
+    read: dict[str, list[Found]] = {}
+    for offset, token in tokens(text):
+        in_token = read.get(token)
+        if in_token is None:
+            in_token = read[token] = read_token(token, mentions=True)
+        found.extend(
+            item._replace(start=item.start + offset, end=item.end + offset) for item in in_token
+        )
+    extra = split_attributes(text)
+    if not extra:
+        return found
+    kept = [
+        item
+        for item in found
+        if not any(_overlaps((item.start, item.end), (e.start, e.end)) for e in extra)
+    ]
+    return sorted(kept + extra, key=lambda item: (item.start, item.kind != "url"))

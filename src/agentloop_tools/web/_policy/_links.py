@@ -15,13 +15,13 @@ import html
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from agentloop import Transcript
 from agentloop.transcript import Message, TextPart, ToolCallPart, ToolResultPart
 
-from agentloop_tools.web._policy._pages import page_key
-from agentloop_tools.web._policy._policy import _TOKEN, DomainPolicy, Violation
+from agentloop_tools.web._domains._identity import page_key
+from agentloop_tools.web._domains._index import RuleIndex
+from agentloop_tools.web._policy._text_audit import TextAudit
 from agentloop_tools.web._transcript._evidence import messages_of, sources
 from agentloop_tools.web._transcript._fetch_format import read_result
 
@@ -63,21 +63,9 @@ class Link:
     consulted: bool
 
 
-class _LinkReader(DomainPolicy):
-    """An allowlist that admits nothing and judges links only (not command hosts).
-
-    Every link the allowlist audit would judge is then a finding, with its span.
-    """
-
-    __slots__ = ()
-
-    def _add_commands(
-        self, violations: list[Violation], commands: Any, index: int, verdicts: Any
-    ) -> list[Violation]:
-        return violations
-
-
-_READER = _LinkReader("allow", (), _private=_TOKEN)
+# An allowlist that admits nothing and judges links only (not the hosts of commands):
+# every link the allowlist audit would judge is then a finding, with its span.
+_READER = TextAudit("allow", RuleIndex(()), lambda url: (False, None), commands=False)
 
 
 def links(transcript: Transcript | Sequence[Message], *, since: int = 0) -> list[Link]:
@@ -105,7 +93,7 @@ def links(transcript: Transcript | Sequence[Message], *, since: int = 0) -> list
 def read_links(texts: list[str], index: int = 0) -> Iterator[tuple[str, int, int, str | None]]:
     """``(url, start, end, link text)`` of each link in the joined ``texts``."""
     joined = "".join(texts)
-    for violation in _READER._audit_parts(texts, index):
+    for violation in _READER.parts(texts, index):
         if violation.span is None:
             continue
         first, last = violation.span

@@ -1,4 +1,4 @@
-"""One page, one line: which URLs name the same page, and violations grouped by page.
+"""Violations grouped by page: one page, one line of a report.
 
 OpenAI appends ``?utm_source=openai`` to the URLs it cites, so one page shows up with
 and without it; an answer often names a page as a source, a citation, a link and a
@@ -11,35 +11,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from agentloop_tools.web._domains._identity import page_key, without_tracking
 from agentloop_tools.web._domains._url import locate
 from agentloop_tools.web._policy._verdict import verdict
 
 if TYPE_CHECKING:
-    from agentloop_tools.web._policy._policy import Violation, Where
-
-
-def page_key(url: str) -> str:
-    """What identifies the page ``url`` names: host, path and query without tracking.
-
-    Scheme, case of the host, ``www.``, the fragment and ``utm_*`` parameters do not
-    change the page. A URL that names no host is its own key.
-    """
-    location = locate(url) if isinstance(url, str) else None
-    if location is None:
-        return url
-    query = _query(url)
-    return f"{location.host}{location.path}{'?' + query if query else ''}"
-
-
-def without_tracking(url: str) -> str:
-    """``url`` without ``utm_*`` query parameters (and without a ``?`` left empty)."""
-    head, hash_mark, fragment = url.partition("#")
-    base, question, query = head.partition("?")
-    if not question:
-        return url
-    kept = [pair for pair in query.split("&") if pair and not _tracking(pair)]
-    rebuilt = base + ("?" + "&".join(kept) if kept else "")
-    return rebuilt + hash_mark + fragment
+    from agentloop_tools.web._policy._violation import Violation, Where
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,13 +93,3 @@ def _page(ordered: Sequence[Violation]) -> PageViolation:
 def _host_only(violation: Violation) -> bool:
     """A mention in text of a host alone: no scheme, path, query or fragment."""
     return violation.where == "text" and not any(char in violation.url for char in ":/?#\\")
-
-
-def _query(url: str) -> str:
-    head = url.partition("#")[0]
-    query = head.partition("?")[2]
-    return "&".join(pair for pair in query.split("&") if pair and not _tracking(pair))
-
-
-def _tracking(pair: str) -> bool:
-    return pair.lower().startswith("utm_")

@@ -8,86 +8,26 @@ checked against the same list the provider was given.
 
 from __future__ import annotations
 
-import re
-from bisect import bisect_left
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from agentloop import HostedTool, Transcript
-from agentloop.transcript import Message, TextPart, join_text
+from agentloop.transcript import Message, TextPart
 
 from agentloop_tools.web._domains._index import RuleIndex
 from agentloop_tools.web._domains._rules import Rule, parse_rules
-from agentloop_tools.web._domains._url import Location, locate, nested_urls, quick_host
+from agentloop_tools.web._domains._url import locate, nested_urls
 from agentloop_tools.web._hosted_search import native_web_search
-from agentloop_tools.web._policy._verdict import verdict
-from agentloop_tools.web._text._commands import command_targets
-from agentloop_tools.web._text._docformats import asciidoc_reading, rst_targets
-from agentloop_tools.web._text._finder import (
-    Found,
-    has_deleted,
-    link_tokens,
-    linked_reading,
-    read_token,
-    split_attributes,
-    tokens,
-)
-from agentloop_tools.web._text._literals import Replacement, literal_readings, rtf_reading
-from agentloop_tools.web._text._markup import Decoded, decode, layout
-from agentloop_tools.web._text._prefilter import RuleFinder
+from agentloop_tools.web._policy._text_audit import TextAudit
+from agentloop_tools.web._policy._violation import Mode, Violation, Where
 from agentloop_tools.web._transcript._evidence import message_sources, messages_of
 from agentloop_tools.web._transcript._fetch_format import reached
 from agentloop_tools.web._transcript._tool_results import search_call_urls, search_sources
 
+__all__ = ["DomainPolicy", "Mode", "Violation", "Where", "robots_policy"]
+
 if TYPE_CHECKING:
     from agentloop_tools.web._policy._explain import Explanation
-
-type Mode = Literal["allow", "block"]
-type Where = Literal["source", "citation", "text", "tool-call", "tool-result", "redirect", "robots"]
-
-
-@dataclass(frozen=True, slots=True)
-class Violation:
-    """One place a finished turn reached a domain the policy does not permit.
-
-    Attributes:
-        url: the URL or host as it appears (a source or citation URL, or the text as
-            written in the answer).
-        where: ``"source"`` (a page a hosted tool consulted), ``"citation"`` or
-            ``"text"`` (a link or a mention in the answer); for our client-side
-            tools, ``"tool-call"`` (a URL, or a ``site:`` host, in the arguments the
-            model passed: a page ``web_fetch`` was asked for, a search's query),
-            ``"redirect"`` (a redirect hop ``web_fetch`` followed), ``"robots"`` (a
-            robots.txt ``web_fetch`` read, or its redirect hop: judged by its host, see
-            :func:`robots_policy`) or
-            ``"tool-result"`` (a URL our tool's output showed the model: the final
-            URL ``web_fetch`` read, a ``web_search`` result).
-        message_index: index of the message in the transcript.
-        rule: the block rule that matched, or None for "not on the allowlist".
-        span: for ``where="text"``, the ``(start, end)`` offsets of ``url`` in the
-            message's text (its text parts joined without separators); else None.
-        conversation: which conversation of several it was found in: the index
-            ``AgentloopEvidence.audit`` gives; ``DomainPolicy.audit`` reads one
-            conversation and leaves it 0. Text shows it numbered from 1
-            (``str(violation)`` says "conversation 2" for index 1).
-    """
-
-    url: str
-    where: Where
-    message_index: int
-    rule: str | None
-    span: tuple[int, int] | None = None
-    conversation: int = 0
-
-    @property
-    def verdict(self) -> str:
-        """Why it is a violation, worded as every report and message words it."""
-        return verdict(self.rule)
-
-    def __str__(self) -> str:
-        place = f"conversation {self.conversation + 1}, " if self.conversation else ""
-        return f"{place}message {self.message_index} {self.where}: {self.url} ({self.verdict})"
 
 
 class DomainPolicy:
@@ -96,7 +36,7 @@ class DomainPolicy:
     Build one with :meth:`allow` or :meth:`block`; the constructor is private.
     """
 
-    __slots__ = ("_bare_hosts", "_domains", "_index", "_mode", "_rule_finder")
+    __slots__ = ("_bare_hosts", "_domains", "_index", "_mode", "_text_audit")
 
     def __init__(
         self,
@@ -112,7 +52,7 @@ class DomainPolicy:
         self._bare_hosts = bare_hosts
         self._domains = tuple(rule.text for rule in rules)
         self._index = RuleIndex(rules)
-        self._rule_finder: RuleFinder | None = None  # built at the first audit that needs it
+        self._text_audit = TextAudit(mode, self._index, self._judge, bare_hosts=bare_hosts)
 
     @classmethod
     def allow(cls, domains: Iterable[str], *, bare_hosts: bool = False) -> DomainPolicy:
@@ -172,13 +112,6 @@ class DomainPolicy:
         # Rebuilt from its list: the rule finder is a native object, built when needed.
         return (_rebuild, (self._mode, self._domains, self._bare_hosts))
 
-    def _finder(self) -> RuleFinder:
-        if self._rule_finder is None:
-            self._rule_finder = RuleFinder(
-                self._index.domain_hosts(), cjk=not self._index.has_punycode
-            )
-        return self._rule_finder
-
     def native_web_search(self, **options: Any) -> HostedTool:
         """A hosted web search filtered by this policy's list.
 
@@ -205,7 +138,7 @@ class DomainPolicy:
         """
         if not isinstance(url_or_host, str):
             return None
-        permitted, rule = self._judge_url(url_or_host)
+        permitted, rule = self._judge(url_or_host)
         return rule if permitted is (self._mode == "allow") else None
 
     def permits(self, url_or_host: str) -> bool:
@@ -220,7 +153,7 @@ class DomainPolicy:
         """
         if not isinstance(url_or_host, str):
             return self._mode == "block"
-        return self._judge_url(url_or_host)[0]
+        return self._judge(url_or_host)[0]
 
     def explain(self, url_or_text: str) -> Explanation:
         """Why this policy permits or refuses a URL, or each link and mention in a text.
@@ -251,485 +184,60 @@ class DomainPolicy:
         violations: list[Violation] = []
         fetched = reached(messages)
         robots: DomainPolicy | None = None
+
+        def judge(policy: DomainPolicy, url: str, where: Where) -> None:
+            permitted, rule = policy._judge(url)
+            if not permitted:
+                violations.append(Violation(url, where, index, rule))
+
         for index in range(start, len(messages)):
             message = messages[index]
             for source in message_sources(message):
-                self._check_url(source.url, "source", index, violations)
+                judge(self, source.url, "source")
             for where, url in fetched.get(index, ()):
                 if where == "robots":
                     robots = robots or robots_policy(self)
-                    robots._check_url(url, where, index, violations)
+                    judge(robots, url, where)
                 else:
-                    self._check_url(url, where, index, violations)
+                    judge(self, url, where)
             for url in search_call_urls(message):
-                self._check_url(url, "tool-call", index, violations)
+                judge(self, url, "tool-call")
             for source in search_sources(message):
-                self._check_url(source.url, "tool-result", index, violations)
+                judge(self, source.url, "tool-result")
             for part in message.content:
                 if isinstance(part, TextPart):
                     for citation in part.citations:
-                        self._check_url(citation.url, "citation", index, violations)
+                        judge(self, citation.url, "citation")
             if message.role == "assistant":
                 texts = [part.text for part in message.content if isinstance(part, TextPart)]
-                violations.extend(self._audit_parts(texts, index))
+                violations.extend(self._text_audit.parts(texts, index))
         return violations
 
-    def _audit_parts(self, texts: list[str], index: int) -> list[Violation]:
-        """The text parts as stored (joined) and as agentloop displays them (``join_text``).
+    def _judge(self, url: str, depth: int = 0) -> tuple[bool, str | None]:
+        """(permitted, the rule that admits or blocks it) for a URL and the URLs it carries.
 
-        ``join_text`` puts a space at some seams between parts: "see" + "evil.example"
-        shows as "see evil.example". Only tokens touching such a seam can read
-        differently, so only those are read again.
+        A redirector's target (``?url=https://...``) is judged too, to a bounded depth.
         """
-        text = "".join(texts)
-        violations = self._audit_text(text, index)
-        seen = {(violation.url, violation.span) for violation in violations}
-        added = False
-        for seam in _spaced_seams(texts):
-            left = max(_last_space(text, seam), seam - _SEAM_WINDOW)
-            right = min(_next_space(text, seam), seam + _SEAM_WINDOW)
-            window = text[left:seam] + " " + text[seam:right]
-            for violation in self._audit_text(window, index):
-                assert violation.span is not None
-                start, end = violation.span
-                shift = left if end <= seam - left else left - 1
-                span = (start + shift, end + shift)
-                if (violation.url, span) not in seen:
-                    seen.add((violation.url, span))
-                    violations.append(replace(violation, span=span))
-                    added = True
-        if added:
-            violations.sort(key=lambda violation: violation.span or (0, 0))
-        return violations
-
-    def _rule_for(self, location: Location | None) -> str | None:
+        location = locate(url)
         if location is None:
-            return None
-        if self._mode == "allow":
-            return self._index.admitting(location)
-        return self._index.blocking(location)
-
-    def _verdict(self, location: Location | None) -> tuple[bool, str | None]:
-        """(permitted, the rule that admits or blocks it) for one location."""
-        rule = self._rule_for(location)
-        return (rule is not None) if self._mode == "allow" else (rule is None), rule
-
-    def _judge_url(self, url: str, depth: int = 0) -> tuple[bool, str | None]:
-        """(permitted, rule) for a URL and the URLs it carries (a redirector's target)."""
-        permitted, rule = self._verdict(locate(url))
+            rule = None
+        elif self._mode == "allow":
+            rule = self._index.admitting(location)
+        else:
+            rule = self._index.blocking(location)
+        permitted = (rule is not None) if self._mode == "allow" else (rule is None)
         if depth >= _NESTING or (not permitted and self._mode == "block"):
             return permitted, rule
         for inner in nested_urls(url):
-            inner_permitted, inner_rule = self._judge_url(inner, depth + 1)
+            inner_permitted, inner_rule = self._judge(inner, depth + 1)
             if not inner_permitted:
                 return False, inner_rule
         return permitted, rule
 
-    def _check_url(self, url: str, where: Where, index: int, out: list[Violation]) -> None:
-        permitted, rule = self._judge_url(url)
-        if not permitted:
-            out.append(Violation(url, where, index, rule))
 
-    def _audit_text(self, text: str, index: int) -> list[Violation]:
-        """Findings in the text as renderers lay it out, and in the text they decode.
-
-        A finding in the decoded text is reported with the span and spelling of the
-        text as written, unless the written text already gave a finding there. An
-        allowlist drops a finding in the written text whose decoded reading it admits
-        (``https://python&#46;org/`` goes to python.org); a blocklist keeps both.
-        """
-        shown, code = layout(text)
-        # Linkifiers never link inside code: an allowlist reads bare hosts elsewhere only.
-        prose: Callable[[int, int], bool] = lambda start, end: not code.holds(start, end)  # noqa: E731
-        violations = self._scan_text(shown, index, prose)
-        if shown is not text:
-            violations = [_respelled(violation, text) for violation in violations]
-        # A browser decodes HTML (every reference, backslashes kept); CommonMark decodes
-        # markdown (escapes, references ending in ";"). The same text is scanned once.
-        browser = decode(shown, commonmark=False)
-        commonmark = decode(shown, commonmark=True)
-        if commonmark is not None and browser is not None and commonmark.text == browser.text:
-            commonmark = browser
-        # What a program decodes: string literals, RTF, AsciiDoc attributes. The decoded
-        # text replaces the text as written, which no one opens as it is.
-        # They are read from the text as written (laying code out first would cut
-        # "\\x2f/" apart), and laid out after decoding.
-        replacements = [
-            replacement.laid_out(layout(replacement.reading.text)[0])
-            for replacement in (
-                *literal_readings(text),
-                rtf_reading(text),
-                asciidoc_reading(text),
-            )
-            if replacement is not None
-        ]
-        replacing = [replacement.reading for replacement in replacements]
-        found: dict[int, tuple[Decoded, list[Violation]]] = {}
-        for reading in (browser, commonmark, *replacing):
-            if reading is not None and id(reading) not in found:
-                scanned = self._scan_text(reading.text, index, _mapped(prose, reading))
-                found[id(reading)] = (reading, scanned)
-        if not found:
-            return violations
-        if self._mode == "allow":
-            violations = _unless_admitted_as_decoded(
-                violations, text, found.get(id(browser)), found.get(id(commonmark))
-            )
-        # Where readings overlap, the one that covers the most of the text is reported:
-        # the decoded "&#104;ttps://evil.example/" rather than "evil.example/".
-        candidates = [(violation, 0) for violation in violations]
-        replaced_by: list[tuple[Replacement, _Spans]] = []
-        replacing_ids = {
-            id(reading): replacement
-            for reading, replacement in zip(replacing, replacements, strict=True)
-        }
-        for rank, (reading, extra) in enumerate(found.values(), start=1):
-            moved_all = []
-            for violation in extra:
-                assert violation.span is not None
-                start, end = reading.span(*violation.span)
-                moved = replace(violation, url=text[start:end], span=(start, end))
-                if id(reading) not in replacing_ids:
-                    candidates.append((moved, rank))
-                elif replacing_ids[id(reading)].holds(start, end):
-                    # Elsewhere the text is as written: its reading of that is judged.
-                    candidates.append((moved, -rank))
-                moved_all.append(moved)
-            if id(reading) in replacing_ids:
-                replaced_by.append((replacing_ids[id(reading)], _Spans(moved_all)))
-        if self._mode == "allow" and replaced_by:
-            # An allowlist judges the decoded link: "https://m\\u00fcnchen.de/" in a JSON
-            # string goes to münchen.de, not to the host "m" a browser reads as written.
-            candidates = [
-                (violation, rank)
-                for violation, rank in candidates
-                if rank < 0 or not _replaced(violation, replaced_by)
-            ]
-        candidates.sort(key=_widest_first)
-        kept: list[Violation] = []
-        reach = -1
-        for violation, _ in candidates:
-            assert violation.span is not None
-            start, end = violation.span
-            if start >= reach:  # overlapping readings of one link are one finding
-                kept.append(violation)
-                reach = end
-        return kept
-
-    def _scan_text(
-        self, text: str, index: int, prose: Callable[[int, int], bool]
-    ) -> list[Violation]:
-        """Findings in ``text``; ``prose(start, end)`` says whether a span is outside code."""
-        verdicts: dict[tuple[str, ...], str | Literal[False] | None] = {}
-        # Answers repeat links: judge each distinct token once.
-        judged: dict[str, list[tuple[int, int, str, str | None, bool]]] = {}
-        violations: list[Violation] = []
-        # An allowlist judges links, and bare hosts only when asked to.
-        mentions = self._mode == "block" or self._bare_hosts
-        if self._mode == "block" and not self._index.has_ip_rules:
-            # A blocklist of domain names rules most tokens out without reading them.
-            to_read = self._finder().tokens_to_read(text)
-        elif not mentions:
-            to_read = list(link_tokens(text))
-        else:
-            to_read = list(tokens(text))
-        for offset, token in to_read:
-            flagged = judged.get(token)
-            if flagged is None:
-                flagged = judged[token] = self._judge(
-                    token, read_token(token, mentions=mentions), verdicts
-                )
-            for start, end, written, rule, bare in flagged:
-                span = (start + offset, end + offset)
-                if bare and self._mode == "allow" and not prose(*span):
-                    continue
-                violations.append(Violation(written, "text", index, rule, span=span))
-        extra = split_attributes(text) + rst_targets(text)
-        if extra:
-            violations = self._merge_attributes(violations, extra, index, verdicts)
-        if self._mode == "allow":
-            # A blocklist flags these hosts as mentions already.
-            commands = command_targets(text)
-            if commands:
-                violations = self._add_commands(violations, commands, index, verdicts)
-        return violations
-
-    def _add_commands(
-        self,
-        violations: list[Violation],
-        commands: list[Found],
-        index: int,
-        verdicts: dict[tuple[str, ...], str | Literal[False] | None],
-    ) -> list[Violation]:
-        """The hosts commands contact, where no link already reported covers them."""
-        spans = _Spans(violations)
-        added = [
-            Violation(written, "text", index, rule, span=(start, end))
-            for start, end, written, rule, _ in self._judge("", commands, verdicts)
-            if not spans.overlaps(start, end)
-        ]
-        if not added:
-            return violations
-        return sorted(violations + added, key=lambda violation: violation.span or (0, 0))
-
-    def _judge(
-        self,
-        token: str,
-        finds: list[Found],
-        verdicts: dict[tuple[str, ...], str | Literal[False] | None],
-    ) -> list[tuple[int, int, str, str | None, bool]]:
-        """(start, end, text, rule, is a bare host) of each finding the policy refuses.
-
-        A blocklist judges every host named; an allowlist judges links and the bare
-        hosts a linkifier renders as links (``evil.com``, not ``admin@evil.com``).
-        """
-        flagged: list[tuple[int, int, str, str | None, bool]] = []
-        link_start, link_end = -1, -1
-        allow = self._mode == "allow"
-        for found in finds:
-            if found.kind == "mention" and link_start <= found.start < link_end:
-                continue  # the host of a link already reported, or (allowlist) in a link
-            if allow and found.kind == "mention":
-                if not self._bare_hosts:
-                    continue  # a host-like word is no link: config.py, README.md, evil.com
-                if _in_destination(token, found.start):
-                    continue  # a relative link target: [Contributing](../CONTRIBUTING.md)
-                if token[found.start - 1 : found.start] == "@":
-                    continue  # an e-mail address: a mailto: link, no web host
-                if token.startswith("](", found.end):
-                    continue  # link text: renderers link the destination, not the text
-                shown = linked_reading(found)
-                if shown is None:
-                    continue
-                found = found._replace(readings=(shown,))
-            if allow and found.kind == "url":
-                link_start, link_end = found.start, found.end
-            verdict = verdicts.get(found.readings, _UNSEEN)
-            if verdict is _UNSEEN:
-                verdict = verdicts[found.readings] = self._text_verdict(found)
-            if verdict is False:
-                continue
-            if found.kind == "url":
-                link_start, link_end = found.start, found.end
-            flagged.append((found.start, found.end, found.text, verdict, found.kind == "mention"))
-        return flagged
-
-    def _merge_attributes(
-        self,
-        violations: list[Violation],
-        extra: list[Found],
-        index: int,
-        verdicts: dict[tuple[str, ...], str | Literal[False] | None],
-    ) -> list[Violation]:
-        """Attribute values with newlines replace what the token scan read of them."""
-        spans = _Spans(
-            [Violation("", "text", index, None, (found.start, found.end)) for found in extra]
-        )
-        kept = [
-            violation
-            for violation in violations
-            if violation.span is None or not spans.overlaps(*violation.span)
-        ]
-        for start, end, written, rule, _ in self._judge("", extra, verdicts):
-            kept.append(Violation(written, "text", index, rule, span=(start, end)))
-        kept.sort(key=lambda violation: violation.span or (0, 0))
-        return kept
-
-    def _text_verdict(self, found: Found) -> str | Literal[False] | None:
-        """The violation's rule (None: not allowlisted), or False when permitted."""
-        if (
-            len(found.readings) == 1
-            and not self._index.has_path_rules
-            and not nested_urls(found.readings[0])
-        ):
-            # Host rules only: a plain URL's host decides, whatever follows it.
-            host = quick_host(found.readings[0])
-            if host is not None:
-                rule = self._index.domain_rule(host)
-                if self._mode == "allow":
-                    return False if rule is not None else None
-                return rule if rule is not None else False
-        if self._mode == "allow":
-            # Every reading must be admitted: "https://evil.net'.python.org/" is a
-            # python.org host to a browser and a link to evil.net to a renderer.
-            written = found.readings[0]
-            for reading in found.readings:
-                if _cut_at_letter(written, reading):
-                    continue  # no renderer ends a host at "ü": "https://münchen.de/" is whole
-                if locate(reading) is None:
-                    continue  # relative links and mailto: reach no host
-                if has_deleted(reading):
-                    return None  # browsers delete it from the host, markdown-it keeps it
-                if not self._judge_url(reading)[0]:
-                    return None
-            return False
-        for reading in found.readings:
-            # A redirect's target counts, however it is escaped ("?to=https%253A%252F...").
-            permitted, rule = self._judge_url(reading)
-            if not permitted:
-                return rule
-        return False
-
-
-_SEAM_WINDOW = 2048
-# What comes just before a URL that only a browser or a markdown renderer reads: an
-# href or src attribute value, or a markdown link destination.
-_DESTINATION_BEFORE = re.compile(r"""(?:\b(?:href|src)\s*=\s*["']?|\]\(\s*<?)$""", re.IGNORECASE)
 # How deep URLs carried inside URLs are followed (a redirector to a redirector...).
 _NESTING = 3
-
-
-class _Spans:
-    """Which stretches of text already hold a finding: overlap tests in log time."""
-
-    def __init__(self, violations: list[Violation]) -> None:
-        spans = sorted(violation.span for violation in violations if violation.span)
-        self._starts = [start for start, _ in spans]
-        self._reach: list[int] = []
-        furthest = -1
-        for _, end in spans:
-            furthest = max(furthest, end)
-            self._reach.append(furthest)
-
-    def overlaps(self, start: int, end: int) -> bool:
-        before = bisect_left(self._starts, max(end, start + 1)) - 1
-        return before >= 0 and self._reach[before] > start
-
-
-def _cut_at_letter(written: str, reading: str) -> bool:
-    """Whether ``reading`` is ``written`` cut before a character other than ASCII.
-
-    A reader may end a host there ("https://evil.com中文" names evil.com), so a
-    blocklist judges that reading; GFM and linkify-it keep the whole host, so it is
-    not a link an allowlist must refuse.
-    """
-    return (
-        len(reading) < len(written)
-        and written.startswith(reading)
-        and not written[len(reading)].isascii()
-    )
-
-
-def _in_destination(token: str, position: int) -> bool:
-    """Whether ``position`` is inside a markdown link destination that starts in ``token``.
-
-    A bare host there is a relative path ("[up](../README.md)"), never a host.
-    """
-    opened = token.rfind("](", max(position - _SEAM_WINDOW, 0), position)  # bounded: linear
-    return opened != -1 and ")" not in token[opened + 2 : position]
-
-
-def _mapped(prose: Callable[[int, int], bool], reading: Decoded) -> Callable[[int, int], bool]:
-    """``prose`` for spans of the decoded text."""
-    return lambda start, end: prose(*reading.span(start, end))
-
-
-def _unless_admitted_as_decoded(
-    violations: list[Violation],
-    text: str,
-    browser: tuple[Decoded, list[Violation]] | None,
-    commonmark: tuple[Decoded, list[Violation]] | None,
-) -> list[Violation]:
-    """Drop a link only its decoded form of which is followed, when that form is admitted.
-
-    In an ``href``/``src`` value the browser decodes every reference; in a markdown link
-    destination CommonMark decodes escapes and references ending in ";". Elsewhere the
-    text as written is a reading of its own: markdown-it ends a bare link at a
-    reference, and leaves references in autolinks alone.
-    """
-    readers = {
-        kind: (reading, _Spans([replace(v, span=reading.span(*v.span or (0, 0))) for v in extra]))
-        for kind, pair in (("attribute", browser), ("destination", commonmark))
-        if pair is not None
-        for reading, extra in (pair,)
-    }
-    kept = []
-    for violation in violations:
-        if violation.span is not None:
-            start, end = violation.span
-            before = _DESTINATION_BEFORE.search(text, max(start - 64, 0), start)
-            kind = (
-                None
-                if before is None
-                else "destination"
-                if before.group()[0] == "]"
-                else "attribute"
-            )
-            reader = readers.get(kind) if kind is not None else None
-            if (
-                reader is not None
-                and reader[0].changes(start, end)
-                and not reader[1].overlaps(start, end)
-            ):
-                continue
-        kept.append(violation)
-    return kept
-
-
-def _widest_first(candidate: tuple[Violation, int]) -> tuple[int, int, int]:
-    violation, rank = candidate
-    start, end = violation.span or (0, 0)
-    return start, -end, abs(rank)
-
-
-def _replaced(violation: Violation, readings: list[tuple[Replacement, _Spans]]) -> bool:
-    """Whether a decoder reads this text (a string literal...) and admits what it reads.
-
-    Not when RFC 3986 clients read another host in the text as written: a shell passes
-    ``"https://good.com\\x2f@evil.com/"`` to curl undecoded, and curl goes to evil.com.
-    """
-    assert violation.span is not None
-    start, end = violation.span
-    if not any(
-        replacement.holds(start, end) and not flagged.overlaps(start, end)
-        for replacement, flagged in readings
-    ):
-        return False
-    location = locate(violation.url)
-    return location is None or location.agreed
-
-
-def _respelled(violation: Violation, text: str) -> Violation:
-    """The violation with its URL as written (layout put spaces where pipes were)."""
-    if violation.span is None:
-        return violation
-    start, end = violation.span
-    written = text[start:end]
-    return violation if written == violation.url else replace(violation, url=written)
-
-
-def _spaced_seams(texts: list[str]) -> list[int]:
-    """Offsets in the joined text where ``join_text`` shows a space that is not there."""
-    seams = []
-    offset = 0
-    previous = ""
-    for text in texts:
-        if previous and text:
-            pair = join_text([TextPart(text=previous[-1]), TextPart(text=text[0])])
-            if len(pair) == 3:
-                seams.append(offset)
-        if text:
-            previous = text
-        offset += len(text)
-    return seams
-
-
-def _last_space(text: str, position: int) -> int:
-    for index in range(position - 1, max(position - _SEAM_WINDOW, 0) - 1, -1):
-        if text[index].isspace():
-            return index + 1
-    return max(position - _SEAM_WINDOW, 0)
-
-
-def _next_space(text: str, position: int) -> int:
-    for index in range(position, min(position + _SEAM_WINDOW, len(text))):
-        if text[index].isspace():
-            return index
-    return min(position + _SEAM_WINDOW, len(text))
-
-
 _TOKEN = object()
-_UNSEEN: Any = object()
 
 
 def robots_policy(policy: DomainPolicy) -> DomainPolicy:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING
 
+from agentloop_tools.web._policy._text_audit import audit_text
 from agentloop_tools.web._text._destinations import link_destinations, shown_link
 from agentloop_tools.web._transcript._search_format import MARKER
 
@@ -191,7 +192,7 @@ def _redact(fields: list[str], policy: DomainPolicy | None) -> list[str]:
         return fields
     joined = "\n\n".join(fields)
     spans = [
-        violation.span for violation in policy._audit_text(joined, 0) if violation.span is not None
+        violation.span for violation in audit_text(policy, joined) if violation.span is not None
     ]
     # Link destinations as CommonMark reads them: a link glued to the one before it
     # ("[a](https://ok/)[b](//evil.com/)") is a link of its own.

@@ -1,4 +1,8 @@
-"""Links that reStructuredText and AsciiDoc make of text that reads otherwise.
+"""Links that HTML attributes, reStructuredText and AsciiDoc make of text that reads otherwise.
+
+* A browser drops tabs and newlines from an ``href`` or ``src`` value:
+  :func:`split_attributes` gives each such value joined, as a finding that replaces
+  what the token scan read of it.
 
 * docutils removes whitespace from an external target's URI: the embedded
   `` `guide <https://evil. com/setup>`_ `` and a ``.. _guide:`` target continued on the
@@ -17,6 +21,8 @@ import re
 from agentloop_tools.web._text._finder import Found
 from agentloop_tools.web._text._literals import Replacement, build
 
+# A link in an HTML attribute, which may span lines.
+_HREF = re.compile(r"""\b(?:href|src)\s*=\s*(["'])(.*?)\1""", re.IGNORECASE | re.DOTALL)
 # `text <uri>`_ (or __ for an anonymous reference); the text may span lines.
 _EMBEDDED = re.compile(r"`(?:[^`\\<]|\\[\s\S]){0,2048}<(?P<uri>[^<>`]{1,4096})>`__?")
 # .. _name: uri, .. __: uri and __ uri, the URI continued on indented lines.
@@ -90,3 +96,19 @@ def asciidoc_reading(text: str) -> Replacement | None:
     if not replaced:
         return None
     return Replacement(build(text, replaced), [(start, end) for start, end, _ in replaced])
+
+
+def split_attributes(text: str) -> list[Found]:
+    """Links in HTML attributes that hold tabs or newlines, which browsers drop from URLs."""
+    if not ("href" in text or "src" in text or "HREF" in text or "SRC" in text) or not (
+        "\t" in text or "\n" in text or "\r" in text
+    ):
+        return []
+    extra: list[Found] = []
+    for match in _HREF.finditer(text):
+        value = match.group(2)
+        if not any(char in value for char in "\t\n\r"):
+            continue
+        joined = value.replace("\t", "").replace("\n", "").replace("\r", "").strip()
+        extra.append(Found(match.start(2), match.end(2), value, "url", (joined,)))
+    return extra

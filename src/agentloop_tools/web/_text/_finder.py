@@ -53,8 +53,9 @@ _CJK_STOP = re.compile(
 _BRACKET = re.compile(r"[\[\]]")
 _PAREN = re.compile(r"[()]")
 TOKEN_RUN = re.compile(r"[^\s<>\"`]*")
+_RFC_AUTHORITY_END = re.compile(r"[/?#]")
 _PATH_START = re.compile(r"(?:^|[^/\\:])[/\\](?=[^/\\]|$)")
-_CJK_FULL_STOP = re.compile("[\u3002\uff61]")
+CJK_FULL_STOP = re.compile("[\u3002\uff61]")
 _TRAILING = frozenset(".,:;!?'*_~\u3002\uff0e\uff61")
 
 # A host name mentioned in prose: labels joined by dots, full-width dots,
@@ -85,7 +86,7 @@ _LABEL_CHARS = rf"[{_LABEL_BODY}]"
 # (+ = $ ~) linkify-it keeps. The cut is a second reading; the link as written is
 # read too. Characters UTS #46 deletes do not end it: linkifiers keep them in the host.
 _RENDERED_HOST_STOP = re.compile(rf"[^A-Za-z0-9._~:@$+={_DELETED}-]")
-_DELETED_CHAR = re.compile(f"[{_DELETED}]")
+DELETED_CHAR = re.compile(f"[{_DELETED}]")
 _DELETED_RANGES = [
     (match.group(1), match.group(2) or match.group(1))
     for match in re.finditer(r"(.)(?:-(.))?", _DELETED, re.DOTALL)
@@ -109,7 +110,6 @@ _TO_PLAIN: dict[int, str | None] = {
     **dict.fromkeys(map(ord, "\u3002\uff0e\uff61"), "."),
 }
 _DEFANGED_DOT = re.compile(r"\[\.\]|\(\.\)|\{\.\}|\[dot\]|\(dot\)", re.IGNORECASE)
-_HREF = re.compile(r"""\b(?:href|src)\s*=\s*(["'])(.*?)\1""", re.IGNORECASE | re.DOTALL)
 _CJK_CLASS = (
     r"[\u1100-\u11ff\u2e80-\u2fff\u3040-\u30ff\u3130-\u318f"
     r"\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]+"
@@ -117,31 +117,11 @@ _CJK_CLASS = (
 _CJK_RUN = re.compile(_CJK_CLASS)
 _DOT_CHARS = ".\u3002\uff0e\uff61"
 
-# The top-level domains linkify-it (markdown-it's linkifier, and many chat UIs built
-# on it) links without a scheme: "evil.com" and "setup.py" render as links.
-_FUZZY_TLDS = frozenset(
-    ["biz", "com", "edu", "gov", "net", "org", "pro", "web", "xxx", "aero", "asia", "coop",
-     "info", "museum", "name", "shop", "рф"]
-    + [
-        first + second
-        for first, seconds in (
-            ("a", "cdefgilmnoqrstuwxz"), ("b", "abdefghijmnorstvwyz"),
-            ("c", "acdfghiklmnoruvwxyz"), ("d", "ejkmoz"), ("e", "cegrstu"), ("f", "ijkmor"),
-            ("g", "abdefghilmnpqrstuwy"), ("h", "kmnrtu"), ("i", "delmnoqrst"), ("j", "emop"),
-            ("k", "eghimnprwyz"), ("l", "abcikrstuvy"), ("m", "acdeghklmnopqrstuvwxyz"),
-            ("n", "acefgilopruz"), ("o", "m"), ("p", "aefghklmnrstwy"), ("q", "a"),
-            ("r", "eosuw"), ("s", "abcdeghijklmnortuvxyz"), ("t", "cdfghjklmnortvwz"),
-            ("u", "agksyz"), ("v", "aceginu"), ("w", "fs"), ("y", "et"), ("z", "amw"),
-        )
-        for second in seconds
-    ]
-)  # fmt: skip
 # What may come before an e-mail address's local part (linkify-it's reading): the
 # token's start, an opening quote or parenthesis, or more of the local part. After
 # anything else ("#a.com@b.com") the local part is linked as a host of its own.
 _EMAIL_NAME = re.compile(r"[A-Za-z0-9_.;:&=+$,-]+")
 _LOCAL_BEFORE = frozenset(["", '"', "(", *"-;:&=+$,."])
-_HOST_PART_END = re.compile(r"[/\\?#:]")
 
 type Kind = Literal["url", "mention"]
 
@@ -156,22 +136,6 @@ class Found(NamedTuple):
     # The readings to check, most literal first (a mention glued to CJK text
     # has a second reading without the CJK run).
     readings: tuple[str, ...]
-
-
-def scan(text: str, *, mentions: bool) -> list[Found]:
-    """Every link in ``text`` and, with ``mentions``, every bare host name, in text order."""
-    found: list[Found] = []
-    read: dict[str, list[Found]] = {}
-    for offset, token in tokens(text):
-        in_token = read.get(token)
-        if in_token is None:
-            in_token = read[token] = read_token(token, mentions=mentions)
-        for first, last, written, kind, readings in in_token:
-            found.append(Found(first + offset, last + offset, written, kind, readings))
-    extra = split_attributes(text)
-    if extra:
-        found = merge_attributes(found, extra)
-    return found
 
 
 def tokens(text: str) -> Iterator[tuple[int, str]]:
@@ -214,29 +178,6 @@ def read_token(token: str, *, mentions: bool) -> list[Found]:
     if len(found) > 1:
         found.sort(key=_order)
     return found
-
-
-def split_attributes(text: str) -> list[Found]:
-    """Links in HTML attributes that hold tabs or newlines, which browsers drop from URLs."""
-    if not ("href" in text or "src" in text or "HREF" in text or "SRC" in text) or not (
-        "\t" in text or "\n" in text or "\r" in text
-    ):
-        return []
-    extra: list[Found] = []
-    for match in _HREF.finditer(text):
-        value = match.group(2)
-        if not any(char in value for char in "\t\n\r"):
-            continue
-        joined = value.replace("\t", "").replace("\n", "").replace("\r", "").strip()
-        extra.append(Found(match.start(2), match.end(2), value, "url", (joined,)))
-    return extra
-
-
-def merge_attributes(found: list[Found], extra: list[Found]) -> list[Found]:
-    """``found`` without what overlaps ``extra``, plus ``extra``, in text order."""
-    spans = [(item.start, item.end) for item in extra]
-    kept = [item for item in found if not _overlaps(spans, item.start, item.end)]
-    return sorted(kept + extra, key=_order)
 
 
 def _order(item: Found) -> tuple[int, bool]:
@@ -459,10 +400,18 @@ def _link_end(token: str, start: int, limit: int | None = None) -> int:
         stop = _CJK_STOP.search(token, start, end)
         if stop is not None:
             end = stop.start()
-        # In the path, an ideographic full stop ends the sentence, not a label.
+        # In the path, an ideographic full stop ends the sentence, not a label: where
+        # every reader agrees it is the path. After a "\\" WHATWG reads the path, but an
+        # RFC 3986 reader (urllib, httpx, curl) still reads the authority up to "/", "?"
+        # or "#": "https://a.example\\@python。org/" is one link, to python.org for them.
         path_start = _PATH_START.search(token, start, end)
         if path_start is not None:
-            full_stop = _CJK_FULL_STOP.search(token, path_start.end(), end)
+            path = path_start.end()
+            if token[path - 1] == "\\":
+                authority_end = _RFC_AUTHORITY_END.search(token, path, end)
+                if "@" in token[path : authority_end.start() if authority_end else end]:
+                    path = authority_end.end() if authority_end else end
+            full_stop = CJK_FULL_STOP.search(token, path, end)
             if full_stop is not None:
                 end = full_stop.start()
     opened, closed = token.count("(", start, end), token.count(")", start, end)
@@ -537,51 +486,3 @@ def _cjk_free(host: str) -> list[str]:
         return []
     pieces = (piece.strip(_DOT_CHARS) for piece in _CJK_RUN.split(host))
     return [piece for piece in pieces if piece and _is_host_like(piece)]
-
-
-def linkable(mention: str) -> bool:
-    """Whether a linkifier renders this bare host (with its path) as a link.
-
-    Its last label must be a top-level domain linkify-it knows (or punycode), joined
-    by ASCII dots: "evil.com" and "setup.py" are links, "example.community",
-    "example。com" and "example[.]com" are not.
-    """
-    end = _HOST_PART_END.search(mention)
-    host = _DELETED_CHAR.sub("", mention[: end.start()] if end else mention).rstrip(".")
-    body = host.replace(".", "").replace("-", "").replace("_", "")
-    if not (body.isalnum() if body.isascii() else _pseudo_letters(body)):
-        return False  # defanged or full-width dots, brackets, CJK stops: not linked
-    last = host[host.rfind(".") + 1 :].lower()
-    return last in _FUZZY_TLDS or last.startswith("xn--")
-
-
-def _pseudo_letters(text: str) -> bool:
-    """What linkify-it takes into a host: no separator, punctuation or control character.
-
-    Symbols and combining marks are in ("ⓔⓥⓘⓛ.com" is linked), full-width dots are not.
-    """
-    return bool(text) and all(unicodedata.category(char)[0] not in "ZPC" for char in text)
-
-
-def linked_reading(found: Found) -> str | None:
-    """The reading of a bare host a linkifier renders as a link, or None if it links none.
-
-    A linkifier takes CJK text glued before a host into the link ("访问example.com" is
-    one punycode host) and stops at an ideographic full stop; without such a link, the
-    host read without the CJK text is tried.
-    """
-    glued = _CJK_FULL_STOP.split(found.readings[0], maxsplit=1)[0]
-    return next((reading for reading in (glued, *found.readings[1:]) if linkable(reading)), None)
-
-
-def has_deleted(text: str) -> bool:
-    """Whether ``text`` holds a character UTS #46 deletes from hosts.
-
-    Browsers delete it, markdown-it keeps it in the punycode of the link it renders:
-    the readings disagree.
-    """
-    return _DELETED_CHAR.search(text) is not None
-
-
-def _overlaps(spans: list[tuple[int, int]], start: int, end: int) -> bool:
-    return any(start < span_end and span_start < end for span_start, span_end in spans)

@@ -15,7 +15,7 @@ from typing import Any, Literal
 from agentloop import Citation, HostedToolPart, Source, Transcript
 from agentloop.transcript import Message, TextPart
 
-from agentloop_tools.web._policy._pages import page_key, without_tracking
+from agentloop_tools.web._domains._identity import page_key, without_tracking
 from agentloop_tools.web._transcript._fetch_format import pages_read
 from agentloop_tools.web._transcript._tool_results import search_sources
 

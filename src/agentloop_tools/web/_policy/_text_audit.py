@@ -1,0 +1,485 @@
+"""The text audit: where an answer links to or names a host, and which of those a policy refuses.
+
+The scanner behind ``DomainPolicy.audit``: the text is read as renderers lay it
+out (GFM tables, code), as a browser and CommonMark decode it, and as programs
+decode it (string literals, RTF, AsciiDoc attributes); attribute values that
+span lines and reST targets replace the token scan's reading of them; where
+readings of one link overlap, the widest is reported. ``join_text`` seams
+between text parts are read both ways.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any, Literal, Protocol
+
+from agentloop_tools.web._domains._index import RuleIndex
+from agentloop_tools.web._domains._url import locate, nested_urls, quick_host
+from agentloop_tools.web._policy._seams import WINDOW, seam_windows
+from agentloop_tools.web._policy._violation import Mode, Violation
+from agentloop_tools.web._text._commands import command_targets
+from agentloop_tools.web._text._docformats import asciidoc_reading, rst_targets, split_attributes
+from agentloop_tools.web._text._finder import Found, link_tokens, read_token, tokens
+from agentloop_tools.web._text._linkable import has_deleted, linked_reading
+from agentloop_tools.web._text._literals import Replacement, literal_readings, rtf_reading
+from agentloop_tools.web._text._markup import Decoded, decode, layout
+from agentloop_tools.web._text._prefilter import RuleFinder
+
+# (permitted, the rule that admits or blocks it) of one URL and the URLs it carries.
+type Judge = Callable[[str], tuple[bool, str | None]]
+# A finding's rule (None: not on the allowlist), or False when the policy permits it.
+type Ruling = str | Literal[False] | None
+type _Flagged = tuple[int, int, str, str | None, bool]
+
+
+class Audited(Protocol):
+    """What :func:`audit_text` needs of a policy: its text audit."""
+
+    @property
+    def _text_audit(self) -> TextAudit: ...
+
+
+def audit_text(policy: Audited, text: str, index: int = 0) -> list[Violation]:
+    """Every link (and, for a blocklist, mention) in ``text`` the policy refuses, with spans.
+
+    One text, as ``DomainPolicy.audit`` reads an answer's joined text parts; the
+    violations say ``where="text"`` and ``message_index=index``.
+    """
+    return policy._text_audit.text(text, index)
+
+
+class TextAudit:
+    """The text audit of one policy: its mode, its rules and how it judges a URL.
+
+    ``commands=False`` leaves out the hosts shell commands contact (an allowlist
+    judges them by default): :func:`links` reads links only.
+    """
+
+    __slots__ = ("_bare_hosts", "_commands", "_finder", "_index", "_judge", "_mode")
+
+    def __init__(
+        self,
+        mode: Mode,
+        index: RuleIndex,
+        judge: Judge,
+        *,
+        bare_hosts: bool = False,
+        commands: bool = True,
+    ) -> None:
+        self._mode: Mode = mode
+        self._index = index
+        self._judge = judge
+        self._bare_hosts = bare_hosts
+        self._commands = commands
+        self._finder: RuleFinder | None = None  # built at the first audit that needs it
+
+    def _rule_finder(self) -> RuleFinder:
+        if self._finder is None:
+            self._finder = RuleFinder(self._index.domain_hosts(), cjk=not self._index.has_punycode)
+        return self._finder
+
+    def parts(self, texts: list[str], index: int) -> list[Violation]:
+        """The text parts as stored (joined) and as agentloop displays them (``join_text``).
+
+        ``join_text`` puts a space at some seams between parts: "see" + "evil.example"
+        shows as "see evil.example". Only tokens touching such a seam can read
+        differently, so only those are read again.
+        """
+        text = "".join(texts)
+        violations = self.text(text, index)
+        seen = {(violation.url, violation.span) for violation in violations}
+        added = False
+        for left, seam, right in seam_windows(texts):
+            window = text[left:seam] + " " + text[seam:right]
+            for violation in self.text(window, index):
+                assert violation.span is not None
+                start, end = violation.span
+                shift = left if end <= seam - left else left - 1
+                span = (start + shift, end + shift)
+                if (violation.url, span) not in seen:
+                    seen.add((violation.url, span))
+                    violations.append(replace(violation, span=span))
+                    added = True
+        if added:
+            violations.sort(key=lambda violation: violation.span or (0, 0))
+        return violations
+
+    def text(self, text: str, index: int) -> list[Violation]:
+        """Findings in the text as renderers lay it out, and in the text they decode.
+
+        A finding in the decoded text is reported with the span and spelling of the
+        text as written, unless the written text already gave a finding there. An
+        allowlist drops a finding in the written text whose decoded reading it admits
+        (``https://python&#46;org/`` goes to python.org); a blocklist keeps both.
+        """
+        shown, code = layout(text)
+        # Linkifiers never link inside code: an allowlist reads bare hosts elsewhere only.
+        prose: Callable[[int, int], bool] = lambda start, end: not code.holds(start, end)  # noqa: E731
+        violations = self._scan(shown, index, prose)
+        if shown is not text:
+            violations = [_respelled(violation, text) for violation in violations]
+        # A browser decodes HTML (every reference, backslashes kept); CommonMark decodes
+        # markdown (escapes, references ending in ";"). The same text is scanned once.
+        browser = decode(shown, commonmark=False)
+        commonmark = decode(shown, commonmark=True)
+        if commonmark is not None and browser is not None and commonmark.text == browser.text:
+            commonmark = browser
+        # What a program decodes: string literals, RTF, AsciiDoc attributes. The decoded
+        # text replaces the text as written, which no one opens as it is.
+        # They are read from the text as written (laying code out first would cut
+        # "\\x2f/" apart), and laid out after decoding.
+        replacements = [
+            replacement.laid_out(layout(replacement.reading.text)[0])
+            for replacement in (
+                *literal_readings(text),
+                rtf_reading(text),
+                asciidoc_reading(text),
+            )
+            if replacement is not None
+        ]
+        replacing = [replacement.reading for replacement in replacements]
+        found: dict[int, tuple[Decoded, list[Violation]]] = {}
+        for reading in (browser, commonmark, *replacing):
+            if reading is not None and id(reading) not in found:
+                scanned = self._scan(reading.text, index, _mapped(prose, reading))
+                found[id(reading)] = (reading, scanned)
+        if not found:
+            return violations
+        if self._mode == "allow":
+            violations = _unless_admitted_as_decoded(
+                violations, text, found.get(id(browser)), found.get(id(commonmark))
+            )
+        return self._widest(text, violations, found, replacements)
+
+    def _widest(
+        self,
+        text: str,
+        violations: list[Violation],
+        found: dict[int, tuple[Decoded, list[Violation]]],
+        replacements: list[Replacement],
+    ) -> list[Violation]:
+        """One finding per link: where readings overlap, the one that covers the most text.
+
+        The decoded "&#104;ttps://evil.example/" rather than "evil.example/". A
+        decoded reading's findings are moved to the span and spelling of the text as
+        written.
+        """
+        candidates = [(violation, 0) for violation in violations]
+        replaced_by: list[tuple[Replacement, _Spans]] = []
+        replacing_ids = {id(replacement.reading): replacement for replacement in replacements}
+        for rank, (reading, extra) in enumerate(found.values(), start=1):
+            moved_all = []
+            for violation in extra:
+                assert violation.span is not None
+                start, end = reading.span(*violation.span)
+                moved = replace(violation, url=text[start:end], span=(start, end))
+                if id(reading) not in replacing_ids:
+                    candidates.append((moved, rank))
+                elif replacing_ids[id(reading)].holds(start, end):
+                    # Elsewhere the text is as written: its reading of that is judged.
+                    candidates.append((moved, -rank))
+                moved_all.append(moved)
+            if id(reading) in replacing_ids:
+                replaced_by.append((replacing_ids[id(reading)], _Spans(moved_all)))
+        if self._mode == "allow" and replaced_by:
+            # An allowlist judges the decoded link: "https://m\\u00fcnchen.de/" in a JSON
+            # string goes to münchen.de, not to the host "m" a browser reads as written.
+            candidates = [
+                (violation, rank)
+                for violation, rank in candidates
+                if rank < 0 or not _replaced(violation, replaced_by)
+            ]
+        candidates.sort(key=_widest_first)
+        kept: list[Violation] = []
+        reach = -1
+        for violation, _ in candidates:
+            assert violation.span is not None
+            start, end = violation.span
+            if start >= reach:  # overlapping readings of one link are one finding
+                kept.append(violation)
+                reach = end
+        return kept
+
+    def _scan(self, text: str, index: int, prose: Callable[[int, int], bool]) -> list[Violation]:
+        """Findings in ``text``; ``prose(start, end)`` says whether a span is outside code."""
+        verdicts: dict[tuple[str, ...], Ruling] = {}
+        # Answers repeat links: judge each distinct token once.
+        judged: dict[str, list[_Flagged]] = {}
+        violations: list[Violation] = []
+        # An allowlist judges links, and bare hosts only when asked to.
+        mentions = self._mode == "block" or self._bare_hosts
+        if self._mode == "block" and not self._index.has_ip_rules:
+            # A blocklist of domain names rules most tokens out without reading them.
+            to_read = self._rule_finder().tokens_to_read(text)
+        elif not mentions:
+            to_read = list(link_tokens(text))
+        else:
+            to_read = list(tokens(text))
+        for offset, token in to_read:
+            flagged = judged.get(token)
+            if flagged is None:
+                flagged = judged[token] = self._refused(
+                    token, read_token(token, mentions=mentions), verdicts
+                )
+            for start, end, written, rule, bare in flagged:
+                span = (start + offset, end + offset)
+                if bare and self._mode == "allow" and not prose(*span):
+                    continue
+                violations.append(Violation(written, "text", index, rule, span=span))
+        extra = split_attributes(text) + rst_targets(text)
+        if extra:
+            violations = self._merge_attributes(violations, extra, index, verdicts)
+        if self._mode == "allow" and self._commands:
+            # A blocklist flags these hosts as mentions already.
+            commands = command_targets(text)
+            if commands:
+                violations = self._add_commands(violations, commands, index, verdicts)
+        return violations
+
+    def _add_commands(
+        self,
+        violations: list[Violation],
+        commands: list[Found],
+        index: int,
+        verdicts: dict[tuple[str, ...], Ruling],
+    ) -> list[Violation]:
+        """The hosts commands contact, where no link already reported covers them."""
+        spans = _Spans(violations)
+        added = [
+            Violation(written, "text", index, rule, span=(start, end))
+            for start, end, written, rule, _ in self._refused("", commands, verdicts)
+            if not spans.overlaps(start, end)
+        ]
+        if not added:
+            return violations
+        return sorted(violations + added, key=lambda violation: violation.span or (0, 0))
+
+    def _refused(
+        self,
+        token: str,
+        finds: list[Found],
+        verdicts: dict[tuple[str, ...], Ruling],
+    ) -> list[_Flagged]:
+        """(start, end, text, rule, is a bare host) of each finding the policy refuses.
+
+        A blocklist judges every host named; an allowlist judges links and the bare
+        hosts a linkifier renders as links (``evil.com``, not ``admin@evil.com``).
+        """
+        flagged: list[_Flagged] = []
+        link_start, link_end = -1, -1
+        allow = self._mode == "allow"
+        for found in finds:
+            if found.kind == "mention" and link_start <= found.start < link_end:
+                continue  # the host of a link already reported, or (allowlist) in a link
+            if allow and found.kind == "mention":
+                if not self._bare_hosts:
+                    continue  # a host-like word is no link: config.py, README.md, evil.com
+                if _in_destination(token, found.start):
+                    continue  # a relative link target: [Contributing](../CONTRIBUTING.md)
+                if token[found.start - 1 : found.start] == "@":
+                    continue  # an e-mail address: a mailto: link, no web host
+                if token.startswith("](", found.end):
+                    continue  # link text: renderers link the destination, not the text
+                shown = linked_reading(found)
+                if shown is None:
+                    continue
+                found = found._replace(readings=(shown,))
+            if allow and found.kind == "url":
+                link_start, link_end = found.start, found.end
+            verdict = verdicts.get(found.readings, _UNSEEN)
+            if verdict is _UNSEEN:
+                verdict = verdicts[found.readings] = self._ruling(found)
+            if verdict is False:
+                continue
+            if found.kind == "url":
+                link_start, link_end = found.start, found.end
+            flagged.append((found.start, found.end, found.text, verdict, found.kind == "mention"))
+        return flagged
+
+    def _merge_attributes(
+        self,
+        violations: list[Violation],
+        extra: list[Found],
+        index: int,
+        verdicts: dict[tuple[str, ...], Ruling],
+    ) -> list[Violation]:
+        """Attribute values with newlines replace what the token scan read of them."""
+        spans = _Spans(
+            [Violation("", "text", index, None, (found.start, found.end)) for found in extra]
+        )
+        kept = [
+            violation
+            for violation in violations
+            if violation.span is None or not spans.overlaps(*violation.span)
+        ]
+        for start, end, written, rule, _ in self._refused("", extra, verdicts):
+            kept.append(Violation(written, "text", index, rule, span=(start, end)))
+        kept.sort(key=lambda violation: violation.span or (0, 0))
+        return kept
+
+    def _ruling(self, found: Found) -> Ruling:
+        """The violation's rule (None: not allowlisted), or False when permitted."""
+        if (
+            len(found.readings) == 1
+            and not self._index.has_path_rules
+            and not nested_urls(found.readings[0])
+        ):
+            # Host rules only: a plain URL's host decides, whatever follows it.
+            host = quick_host(found.readings[0])
+            if host is not None:
+                rule = self._index.domain_rule(host)
+                if self._mode == "allow":
+                    return False if rule is not None else None
+                return rule if rule is not None else False
+        if self._mode == "allow":
+            # Every reading must be admitted: "https://evil.net'.python.org/" is a
+            # python.org host to a browser and a link to evil.net to a renderer.
+            written = found.readings[0]
+            for reading in found.readings:
+                if _cut_at_letter(written, reading):
+                    continue  # no renderer ends a host at "ü": "https://münchen.de/" is whole
+                if locate(reading) is None:
+                    continue  # relative links and mailto: reach no host
+                if has_deleted(reading):
+                    return None  # browsers delete it from the host, markdown-it keeps it
+                if not self._judge(reading)[0]:
+                    return None
+            return False
+        for reading in found.readings:
+            # A redirect's target counts, however it is escaped ("?to=https%253A%252F...").
+            permitted, rule = self._judge(reading)
+            if not permitted:
+                return rule
+        return False
+
+
+# What comes just before a URL that only a browser or a markdown renderer reads: an
+# href or src attribute value, or a markdown link destination.
+_DESTINATION_BEFORE = re.compile(r"""(?:\b(?:href|src)\s*=\s*["']?|\]\(\s*<?)$""", re.IGNORECASE)
+# How deep URLs carried inside URLs are followed (a redirector to a redirector...).
+_NESTING = 3
+
+
+class _Spans:
+    """Which stretches of text already hold a finding: overlap tests in log time."""
+
+    def __init__(self, violations: list[Violation]) -> None:
+        spans = sorted(violation.span for violation in violations if violation.span)
+        self._starts = [start for start, _ in spans]
+        self._reach: list[int] = []
+        furthest = -1
+        for _, end in spans:
+            furthest = max(furthest, end)
+            self._reach.append(furthest)
+
+    def overlaps(self, start: int, end: int) -> bool:
+        before = bisect_left(self._starts, max(end, start + 1)) - 1
+        return before >= 0 and self._reach[before] > start
+
+
+def _cut_at_letter(written: str, reading: str) -> bool:
+    """Whether ``reading`` is ``written`` cut before a character other than ASCII.
+
+    A reader may end a host there ("https://evil.com中文" names evil.com), so a
+    blocklist judges that reading; GFM and linkify-it keep the whole host, so it is
+    not a link an allowlist must refuse.
+    """
+    return (
+        len(reading) < len(written)
+        and written.startswith(reading)
+        and not written[len(reading)].isascii()
+    )
+
+
+def _in_destination(token: str, position: int) -> bool:
+    """Whether ``position`` is inside a markdown link destination that starts in ``token``.
+
+    A bare host there is a relative path ("[up](../README.md)"), never a host.
+    """
+    opened = token.rfind("](", max(position - WINDOW, 0), position)  # bounded: linear
+    return opened != -1 and ")" not in token[opened + 2 : position]
+
+
+def _mapped(prose: Callable[[int, int], bool], reading: Decoded) -> Callable[[int, int], bool]:
+    """``prose`` for spans of the decoded text."""
+    return lambda start, end: prose(*reading.span(start, end))
+
+
+def _unless_admitted_as_decoded(
+    violations: list[Violation],
+    text: str,
+    browser: tuple[Decoded, list[Violation]] | None,
+    commonmark: tuple[Decoded, list[Violation]] | None,
+) -> list[Violation]:
+    """Drop a link only its decoded form of which is followed, when that form is admitted.
+
+    In an ``href``/``src`` value the browser decodes every reference; in a markdown link
+    destination CommonMark decodes escapes and references ending in ";". Elsewhere the
+    text as written is a reading of its own: markdown-it ends a bare link at a
+    reference, and leaves references in autolinks alone.
+    """
+    readers = {
+        kind: (reading, _Spans([replace(v, span=reading.span(*v.span or (0, 0))) for v in extra]))
+        for kind, pair in (("attribute", browser), ("destination", commonmark))
+        if pair is not None
+        for reading, extra in (pair,)
+    }
+    kept = []
+    for violation in violations:
+        if violation.span is not None:
+            start, end = violation.span
+            before = _DESTINATION_BEFORE.search(text, max(start - 64, 0), start)
+            kind = (
+                None
+                if before is None
+                else "destination"
+                if before.group()[0] == "]"
+                else "attribute"
+            )
+            reader = readers.get(kind) if kind is not None else None
+            if (
+                reader is not None
+                and reader[0].changes(start, end)
+                and not reader[1].overlaps(start, end)
+            ):
+                continue
+        kept.append(violation)
+    return kept
+
+
+def _widest_first(candidate: tuple[Violation, int]) -> tuple[int, int, int]:
+    violation, rank = candidate
+    start, end = violation.span or (0, 0)
+    return start, -end, abs(rank)
+
+
+def _replaced(violation: Violation, readings: list[tuple[Replacement, _Spans]]) -> bool:
+    """Whether a decoder reads this text (a string literal...) and admits what it reads.
+
+    Not when RFC 3986 clients read another host in the text as written: a shell passes
+    ``"https://good.com\\x2f@evil.com/"`` to curl undecoded, and curl goes to evil.com.
+    """
+    assert violation.span is not None
+    start, end = violation.span
+    if not any(
+        replacement.holds(start, end) and not flagged.overlaps(start, end)
+        for replacement, flagged in readings
+    ):
+        return False
+    location = locate(violation.url)
+    return location is None or location.agreed
+
+
+def _respelled(violation: Violation, text: str) -> Violation:
+    """The violation with its URL as written (layout put spaces where pipes were)."""
+    if violation.span is None:
+        return violation
+    start, end = violation.span
+    written = text[start:end]
+    return violation if written == violation.url else replace(violation, url=written)
+
+
+_UNSEEN: Any = object()
