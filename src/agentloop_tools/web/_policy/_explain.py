@@ -10,7 +10,7 @@ The per-reading lines say where each host came from and which rule it meets.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from agentloop_tools.web._domains._url import (
     Location,
@@ -24,13 +24,32 @@ from agentloop_tools.web._domains._url import (
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from agentloop_tools.web._policy._policy import DomainPolicy, Violation
+    from agentloop.transcript import Message
+
+    from agentloop_tools.web._domains._index import RuleIndex
+    from agentloop_tools.web._policy._violation import Mode, Violation
     from agentloop_tools.web._text._finder import Found
 
 # Bounds against hostile input: an explanation stays short whatever it is given.
 MAX_ITEMS = 200  # links and mentions explained in one text
 MAX_TEXT = 1_000_000  # characters of text read (the rest is not explained, and said so)
 _NESTING = 3  # as deep as the policy follows URLs inside URLs
+
+
+class DomainPolicy(Protocol):
+    """What an explanation reads of the policy (``DomainPolicy`` itself: a protocol here
+    so the policy can import this module without an import cycle)."""
+
+    _index: RuleIndex
+
+    @property
+    def mode(self) -> Mode: ...
+
+    def match(self, url_or_host: str) -> str | None: ...
+
+    def permits(self, url_or_host: str) -> bool: ...
+
+    def audit(self, transcript: Sequence[Message], *, since: int = 0) -> list[Violation]: ...
 
 
 @dataclass(frozen=True, slots=True)
