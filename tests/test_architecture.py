@@ -31,6 +31,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "agentloop_tools._providers",
         "agentloop_tools._docs",
         "agentloop_tools._secrets",  # the credential detector: the standard library only
+        "agentloop_tools._transcript_log",  # telling a transcript log from a JSONL transcript
     ),
     ("agentloop_tools.web._domains",),
     ("agentloop_tools.web._text",),

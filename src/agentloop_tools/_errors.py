@@ -46,6 +46,14 @@ class UsageProblem(AgentloopToolsError):
     """Bad command-line usage: reported on stderr with exit code 2."""
 
 
+class BaselineError(AgentloopToolsError, ValueError):
+    """A baseline that cannot be read or written: a usage problem (exit 2)."""
+
+
+class SkipProblem(AgentloopToolsError, ValueError):
+    """``--respect-gitignore`` could not be honoured: a usage problem (exit 2)."""
+
+
 # --- reading files and recordings --------------------------------------------------------
 
 
@@ -59,6 +67,10 @@ class StreamError(AgentloopToolsError, ValueError):
     """A recorded event stream cannot be turned into a response (no events, broken JSON)."""
 
     __module__ = "agentloop_tools.cassettes"
+
+
+class UnreadableInteraction(AgentloopToolsError):
+    """Raised while classifying one recorded interaction, with the reason it cannot be read."""
 
 
 class Undecodable(AgentloopToolsError, ValueError):

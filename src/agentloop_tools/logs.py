@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from agentloop_tools.cassettes._reading._logs import MAX_LINE_BYTES, is_log
+from agentloop_tools._transcript_log import MAX_LINE_BYTES, is_log
 from agentloop_tools.cli._jsonl import CHUNK_BYTES, Part, Unit, audit_log_piece
 from agentloop_tools.cli._jsonl import merge as _merge
 from agentloop_tools.cli._jsonl import units as _units

@@ -230,12 +230,14 @@ def test_the_agentloop_version_check_reads_versions_as_packaging_does(
 ) -> None:
     import importlib.metadata
 
+    from agentloop_tools.cli._inputs import require_agentloop_06
+
     monkeypatch.setattr(importlib.metadata, "version", lambda name: installed)
     if refused:
         with pytest.raises(UsageProblem, match=f"installed: {installed}"):
-            cli._require_agentloop_06()
+            require_agentloop_06()
     else:
-        cli._require_agentloop_06()
+        require_agentloop_06()
 
 
 def test_packaging_is_a_declared_dependency() -> None:

@@ -141,7 +141,7 @@ def test_jobs_must_be_a_sensible_number() -> None:
 def test_a_message_per_line_jsonl_is_still_one_transcript(tmp_path: Path) -> None:
     from agentloop.transcript import to_jsonl
 
-    from agentloop_tools.cassettes._reading._logs import is_log
+    from agentloop_tools._transcript_log import is_log
 
     transcript = converse("anthropic", [anthropic_message([anthropic_text("see wikipedia.org")])])
     path = tmp_path / "run.jsonl"

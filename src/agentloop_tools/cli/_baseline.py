@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentloop_tools._errors import BaselineError
+
 FORMAT = "agentloop-tools-baseline"
 VERSION = 1
 KEYS = ("file", "interaction", "where", "url", "rule")
@@ -27,10 +29,6 @@ KEYS = ("file", "interaction", "where", "url", "rule")
 MAX_BYTES = 64 * 1024 * 1024
 
 type Key = tuple[str, int | None, str, str, str | None]
-
-
-class BaselineError(ValueError):
-    """A baseline that cannot be read or written: a usage problem (exit 2)."""
 
 
 def relative(path: str, baseline: Path) -> str:

@@ -7,33 +7,31 @@ permits everything given, 1 when it refuses something.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from agentloop_tools.web._policy._explain import MAX_TEXT
+
+if TYPE_CHECKING:
+    import argparse
 
 # stdin is read up to this many bytes (then the text is explained up to MAX_TEXT).
 MAX_STDIN_BYTES = 4 * MAX_TEXT
 
 
-def add_parser(commands: Any, epilog: str, add_policy: Any) -> argparse.ArgumentParser:
-    explain: argparse.ArgumentParser = commands.add_parser(
-        "explain",
-        help="say why the policy permits or refuses a URL, or each link in a text",
-        epilog=epilog,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+def explain(args: argparse.Namespace) -> int:
+    from agentloop_tools.cli._inputs import chosen_policy
+    from agentloop_tools.cli._output import EXIT_CLEAN, EXIT_FOUND, emit
+
+    policy, origin = chosen_policy(args)
+    explanations = [policy.explain(subject) for subject in subjects(args.subjects)]
+    emit(
+        None,
+        lambda out: write(explanations, policy, origin, args.format, out),
+        exact=args.format == "json",
     )
-    explain.add_argument(
-        "subjects",
-        nargs="+",
-        metavar="URL_OR_TEXT",
-        help="a URL or host, or a text (quote it); - reads a text from stdin",
-    )
-    add_policy(explain)
-    explain.add_argument("--format", choices=("text", "json"), default="text")
-    return explain
+    return EXIT_CLEAN if all(e.permitted for e in explanations) else EXIT_FOUND
 
 
 def subjects(raw: list[str]) -> list[str]:

@@ -22,7 +22,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentloop_tools.cassettes._reading._logs import MAX_LINE_BYTES, is_log
+from agentloop_tools._transcript_log import MAX_LINE_BYTES, first_error, is_log
+from agentloop_tools.cli._inputs import failure, problem
+
+__all__ = [
+    "CHUNK_BYTES",
+    "MAX_LINE_BYTES",
+    "Part",
+    "Unit",
+    "audit_log_piece",
+    "do",
+    "is_log",
+    "merge",
+    "run",
+    "units",
+]
 
 # A log is cut into pieces of about this size for --jobs (and read piece by piece).
 CHUNK_BYTES = 32 * 1024 * 1024
@@ -116,60 +130,39 @@ def audit_log_piece(unit: Unit, policy: Any) -> Part:
         for number, (line, _length) in enumerate(_lines(unit.path, unit.start or 0, unit.end)):
             part.lines += 1
             if line is None:
-                part.problems.append(
-                    _line_problem(
-                        unit.path,
-                        number,
-                        f"over the {MAX_LINE_BYTES // 2**20} MB limit for one line, not read",
-                    )
-                )
+                reason = f"over the {MAX_LINE_BYTES // 2**20} MB limit for one line, not read"
+                part.problems.append(problem(unit.path, reason, line=number))
                 continue
             if not line.strip():
                 continue
             try:
                 transcript = Transcript.model_validate_json(line)
             except ValidationError as error:
-                from agentloop_tools.cassettes._reading._transcript_files import first_error
-
-                reason = first_error(error)
-                part.problems.append(
-                    _line_problem(
-                        unit.path,
-                        number,
-                        'not a transcript (expected {"messages": [...]}, as '
-                        f"Transcript.model_dump_json() writes): {' '.join(reason.split())[:200]}",
-                    )
+                reason = (
+                    'not a transcript (expected {"messages": [...]}, as '
+                    "Transcript.model_dump_json() writes): "
+                    f"{' '.join(first_error(error).split())[:200]}"
                 )
+                part.problems.append(problem(unit.path, reason, line=number))
                 continue
             except Exception as error:  # hostile input never stops the run
-                reason = " ".join(str(error).split())[:200]
-                part.problems.append(
-                    _line_problem(
-                        unit.path, number, f"could not be read ({type(error).__name__}: {reason})"
-                    )
-                )
+                part.problems.append(failure(unit.path, error, line=number))
                 continue
             if not transcript.messages:
-                part.problems.append(
-                    _line_problem(unit.path, number, "a transcript with no message")
-                )
+                reason = "a transcript with no message"
+                part.problems.append(problem(unit.path, reason, line=number))
                 continue
             part.transcripts += 1
             for violation in policy.audit(transcript):
                 entry = violation_entry(violation, interaction=None)
-                entry["line"] = number  # relative to the piece; made absolute on merge
+                entry["line"] = number  # relative to the piece (problems too): merge() adds
                 entry["conversation"] = number
                 part.violations.append(entry)
     except OSError as error:
-        from agentloop_tools.cassettes._load import os_reason
+        from agentloop_tools.cli._inputs import os_reason
 
-        part.problems.append({"path": unit.path, "interaction": None, "reason": os_reason(error)})
+        part.problems.append(problem(unit.path, os_reason(error)))
     return part
-
-
-def _line_problem(path: str, number: int, reason: str) -> dict[str, Any]:
-    # "line" is relative to the piece here; merge() makes it the file's line number.
-    return {"path": path, "interaction": None, "line": number, "reason": reason}
 
 
 def merge(units_done: list[tuple[Unit, Part]]) -> dict[str, Part]:
@@ -185,10 +178,10 @@ def merge(units_done: list[tuple[Unit, Part]]) -> dict[str, Part]:
         for violation in part.violations:
             violation["line"] += offset + 1
             violation["conversation"] = violation["line"] - 1
-        for problem in part.problems:
-            if "line" in problem:
-                problem["line"] += offset + 1
-                problem["reason"] = f"line {problem['line']}: {problem['reason']}"
+        for found in part.problems:
+            if "line" in found:
+                found["line"] += offset + 1
+                found["reason"] = f"line {found['line']}: {found['reason']}"
         offsets[unit.path] = offset + part.lines
         whole.transcripts += part.transcripts
         whole.lines += part.lines

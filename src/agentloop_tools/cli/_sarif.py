@@ -151,6 +151,24 @@ def _fingerprint(path: str, violation: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
+def _result(path: str, v: dict[str, Any], mode: str, root: str, lines: list[int]) -> dict[str, Any]:
+    """One violation as a SARIF result (its ``ruleIndex`` is set once the rules are)."""
+    where = "" if v["interaction"] is None else f" (interaction {v['interaction']})"
+    return {
+        "ruleId": rule_id(mode, v["rule"]),
+        "level": "error",
+        "message": {"text": f"{v['where']} {v['url']}: {v['verdict']}{where}"},
+        "locations": [_location(path, root, v["interaction"], lines)],
+        "partialFingerprints": {"agentloopViolation/v1": _fingerprint(path, v)},
+        "properties": {
+            "where": v["where"],
+            "url": v["url"],
+            "conversation": v["conversation"],
+            "message_index": v["message_index"],
+        },
+    }
+
+
 def write(audits: list[Audited], policy: Any, origin: str, out: TextIO) -> None:
     from agentloop_tools import __version__
 
@@ -159,22 +177,7 @@ def write(audits: list[Audited], policy: Any, origin: str, out: TextIO) -> None:
     notifications: list[dict[str, Any]] = []
     for audit in audits:
         lines = interaction_lines(audit.path) if audit.violations else []
-        for v in audit.violations:
-            where = "" if v["interaction"] is None else f" (interaction {v['interaction']})"
-            result: dict[str, Any] = {
-                "ruleId": rule_id(policy.mode, v["rule"]),
-                "level": "error",
-                "message": {"text": f"{v['where']} {v['url']}: {v['verdict']}{where}"},
-                "locations": [_location(audit.path, root, v["interaction"], lines)],
-                "partialFingerprints": {"agentloopViolation/v1": _fingerprint(audit.path, v)},
-                "properties": {
-                    "where": v["where"],
-                    "url": v["url"],
-                    "conversation": v["conversation"],
-                    "message_index": v["message_index"],
-                },
-            }
-            results.append(result)
+        results += [_result(audit.path, v, policy.mode, root, lines) for v in audit.violations]
         for problem in audit.problems:
             notifications.append(
                 {

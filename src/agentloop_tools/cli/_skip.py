@@ -13,12 +13,10 @@ from collections.abc import Sequence
 from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
 
+from agentloop_tools._errors import SkipProblem
+
 # git check-ignore answers for every walked file at once; a stuck git ends the run.
 _GIT_TIMEOUT = 120.0
-
-
-class SkipProblem(ValueError):
-    """``--respect-gitignore`` could not be honoured: a usage problem (exit 2)."""
 
 
 class Exclusions:

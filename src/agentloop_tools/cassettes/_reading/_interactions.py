@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from agentloop_tools._errors import StreamError
+from agentloop_tools._errors import UnreadableInteraction as _Unreadable
 from agentloop_tools._providers import MODEL_API_DOMAINS, SEARCH_APIS
 from agentloop_tools.cassettes._matching import last_user_text
 from agentloop_tools.cassettes._reading._sse import is_stream, rebuild
@@ -49,10 +50,6 @@ class Interaction:
 
 TOOL_TRAFFIC = Interaction("tool-traffic")
 SKIPPED = Interaction("skipped")
-
-
-class _Unreadable(Exception):
-    """Raised inside this module with the reason an interaction cannot be read."""
 
 
 def read_interaction(interaction: Any, complete: Callable[[str, bytes], Any]) -> Interaction:

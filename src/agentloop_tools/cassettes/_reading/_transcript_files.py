@@ -39,7 +39,7 @@ def _read_transcripts(path: str | Path, reading: Reading) -> None:
     if text is None:
         return
     if str(path).endswith(".jsonl"):
-        from agentloop_tools.cassettes._reading._logs import is_log
+        from agentloop_tools._transcript_log import is_log
 
         if is_log(path):  # a log: one transcript per line (the command line streams it)
             _read_log_lines(text, reading)

@@ -1,7 +1,9 @@
-"""Transcript logs: one agentloop transcript per line (``Transcript.model_dump_json()``).
+"""Transcript logs: a ``.jsonl`` file of one transcript per line, as production systems
+append them (``Transcript.model_dump_json()``, one conversation per line).
 
-Told apart from a JSONL transcript (one *message* per line) by the first line alone, so
-a reader or the command line can stream a log of any size.
+What a log is, the cap on one line, and why a line is not a transcript: shared by the
+reader (``cassettes``) and the command line, which streams a log a line at a time
+(``cli/_jsonl.py``). Imports nothing of the package.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 # One line (one transcript) is read whole: bounded like a whole cassette.
 MAX_LINE_BYTES = 64 * 1024 * 1024
@@ -44,3 +47,13 @@ def is_log(path: str | Path) -> bool:
         # A truncated first line of a log still starts like one.
         return line.lstrip().startswith(b'{"messages"')
     return isinstance(first, dict) and "messages" in first and "role" not in first
+
+
+def first_error(error: Any) -> str:
+    """A pydantic ``ValidationError`` in one line: where its first error is, and what."""
+    details = error.errors()
+    if not details:
+        return str(error)
+    first = details[0]
+    location = ".".join(str(part) for part in first.get("loc", ()))
+    return f"{location}: {first.get('msg')}" if location else str(first.get("msg"))

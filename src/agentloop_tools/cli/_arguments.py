@@ -1,0 +1,234 @@
+"""The command line's arguments: one parser per command, and the check of each value.
+
+Options and paths mix in any order (``parse_intermixed_args``); ``--allow``/``--block``
+take one value each, a comma-separated list, and can be repeated.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+from agentloop_tools.cli._output import EXIT_USAGE
+
+COMMANDS = ("audit", "evidence", "scan", "explain")
+FORMATS = ("table", "json", "github", "junit", "sarif")
+MAX_JOBS = 64
+
+EPILOG = """\
+examples:
+  agentloop-tools audit cassettes/ --allow python.org,docs.djangoproject.com
+  agentloop-tools audit --block wikipedia.org cassettes/ --format github
+  agentloop-tools audit --allow python.org --allow realpython.com cassettes/
+  agentloop-tools audit run.jsonl --policy policy.toml --format junit -o audit.xml
+  agentloop-tools audit tests/cassettes      # policy from [tool.agentloop-tools]
+  agentloop-tools evidence cassettes/test_agent/test_cites.yaml
+  agentloop-tools scan tests/cassettes       # as a pre-commit hook: exit 1 on a secret
+  agentloop-tools audit tests/cassettes --write-baseline audit-baseline.json
+  agentloop-tools audit tests/cassettes --baseline audit-baseline.json --format sarif
+  agentloop-tools explain --allow python.org https://docs.python.org/3/
+
+policy files and pyproject.toml:
+  [tool.agentloop-tools]
+  allow = ["python.org", "realpython.com"]   # or: block = ["wikipedia.org"]
+"""
+
+
+def parse(arguments: list[str]) -> argparse.Namespace:
+    parser, subcommands = build()
+    if not arguments or arguments[0] not in COMMANDS:
+        parser.parse_args(arguments)  # --help, or an error naming the commands
+        parser.print_help(sys.stderr)
+        raise SystemExit(EXIT_USAGE)
+    # Intermixed: paths may come before, between or after the options.
+    args = subcommands[arguments[0]].parse_intermixed_args(arguments[1:])
+    args.command = arguments[0]
+    return args
+
+
+def build() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The parser, and the parser of each command (in the order --help lists them)."""
+    parser = argparse.ArgumentParser(
+        prog="agentloop-tools",
+        description="Audit agentloop evidence in recorded cassettes and saved transcripts.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("-V", "--version", action="store_true", help="print the version and exit")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    return parser, {
+        "audit": _audit(commands),
+        "evidence": _evidence(commands),
+        "scan": _scan(commands),
+        "explain": _explain(commands),
+    }
+
+
+def _command(commands: Any, name: str, help: str) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = commands.add_parser(
+        name, help=help, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    return parser
+
+
+def _audit(commands: Any) -> argparse.ArgumentParser:
+    audit = _command(
+        commands,
+        "audit",
+        "report every place the evidence reached a domain the policy does not permit",
+    )
+    _add_inputs(audit)
+    _add_policy(audit)
+    audit.add_argument("--format", choices=FORMATS, default="table", help="default: table")
+    audit.add_argument("-o", "--output", metavar="FILE", help="write here, not stdout")
+    baseline = audit.add_mutually_exclusive_group()
+    baseline.add_argument(
+        "--write-baseline",
+        metavar="FILE",
+        help="record today's violations in FILE (sorted JSON) and exit 0",
+    )
+    baseline.add_argument(
+        "--baseline",
+        metavar="FILE",
+        help="report only violations FILE does not hold; list its stale entries",
+    )
+    audit.add_argument(
+        "--jobs",
+        type=jobs,
+        default=1,
+        metavar="N",
+        help="audit in N processes (files, and pieces of transcript logs); same output",
+    )
+    audit.add_argument(
+        "--strict-baseline",
+        action="store_true",
+        help="with --baseline: a stale entry (no longer found) fails the run too",
+    )
+    return audit
+
+
+def _evidence(commands: Any) -> argparse.ArgumentParser:
+    evidence = _command(commands, "evidence", "list the sources and citations per file and turn")
+    _add_inputs(evidence)
+    evidence.add_argument("--format", choices=("table", "json", "html"), default="table")
+    evidence.add_argument("-o", "--output", metavar="FILE", help="write here, not stdout")
+    # Only --format html marks violations: with this policy, else the project's, else none.
+    marking = evidence.add_mutually_exclusive_group()
+    marking.add_argument(
+        "--allow",
+        action="extend",
+        type=domains,
+        metavar="DOMAIN[,DOMAIN...]",
+        help="with --format html: mark what these domains do not cover",
+    )
+    marking.add_argument(
+        "--block",
+        action="extend",
+        type=domains,
+        metavar="DOMAIN[,DOMAIN...]",
+        help="with --format html: mark what these domains cover",
+    )
+    marking.add_argument(
+        "--policy",
+        metavar="FILE",
+        help="with --format html: a TOML file with allow = [...] or block = [...]",
+    )
+    return evidence
+
+
+def _scan(commands: Any) -> argparse.ArgumentParser:
+    scan = _command(
+        commands, "scan", "find credentials in every file under the paths (exit 1 if any)"
+    )
+    scan.add_argument(
+        "paths", nargs="+", metavar="PATH", help="files or directories (every file, recursive)"
+    )
+    return scan
+
+
+def _explain(commands: Any) -> argparse.ArgumentParser:
+    explain = _command(
+        commands,
+        "explain",
+        "say why the policy permits or refuses a URL, or each link in a text",
+    )
+    explain.add_argument(
+        "subjects",
+        nargs="+",
+        metavar="URL_OR_TEXT",
+        help="a URL or host, or a text (quote it); - reads a text from stdin",
+    )
+    _add_policy(explain)
+    explain.add_argument("--format", choices=("text", "json"), default="text")
+    return explain
+
+
+def _add_policy(parser: argparse.ArgumentParser) -> None:
+    policy = parser.add_mutually_exclusive_group()
+    policy.add_argument(
+        "--allow",
+        action="extend",
+        type=domains,
+        metavar="DOMAIN[,DOMAIN...]",
+        help="permit only these domains (repeat the flag or separate with commas)",
+    )
+    policy.add_argument(
+        "--block",
+        action="extend",
+        type=domains,
+        metavar="DOMAIN[,DOMAIN...]",
+        help="permit all but these domains (repeat the flag or separate with commas)",
+    )
+    policy.add_argument(
+        "--policy", metavar="FILE", help="a TOML file with allow = [...] or block = [...]"
+    )
+
+
+def _add_inputs(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="cassettes (.yaml/.yml, vcrpy's .json), transcripts (.jsonl/.json) or "
+        "directories (recursive); no file to read at all is exit 2",
+    )
+    parser.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="leave out files and folders matching GLOB (repeatable; every file left "
+        "out is counted on stderr)",
+    )
+    parser.add_argument(
+        "--respect-gitignore",
+        action="store_true",
+        help="leave out the files git ignores (counted on stderr); off by default",
+    )
+
+
+def jobs(value: str) -> int:
+    """One ``--jobs`` value: a number of processes from 1 to ``MAX_JOBS``."""
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if not 1 <= number <= MAX_JOBS:
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not a number of processes from 1 to {MAX_JOBS} "
+            f"(this machine has {os.cpu_count() or 1} core(s))"
+        )
+    return number
+
+
+def domains(value: str) -> list[str]:
+    """One ``--allow``/``--block`` value: a domain or a comma-separated list of them."""
+    items = [item.strip() for item in value.split(",")]
+    if not value.strip() or any(not item for item in items):
+        raise argparse.ArgumentTypeError(
+            f"{value!r} has an empty domain: separate domains with single commas "
+            "(--allow python.org,docs.djangoproject.com) or repeat the flag"
+        )
+    return items

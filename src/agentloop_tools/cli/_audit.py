@@ -1,0 +1,163 @@
+"""``agentloop-tools audit``: every place the evidence reached a domain the policy forbids.
+
+Each file is read (in this process, or ``--jobs`` worker processes), the baseline applied
+(``_baseline.py``), and the result printed in the format asked for (``_output.py``,
+``_sarif.py``). A violation found is exit 1 whatever else could not be read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agentloop_tools._errors import BaselineError, UsageProblem
+from agentloop_tools.cli import _output
+from agentloop_tools.cli._inputs import (
+    chosen_policy,
+    collect_for,
+    failure,
+    read_problem,
+    require_something,
+)
+from agentloop_tools.cli._output import EXIT_CLEAN, EXIT_FOUND, EXIT_USAGE, FileAudit, stderr
+
+if TYPE_CHECKING:
+    import argparse
+
+    from agentloop_tools.cli._inputs import Found
+
+
+def audit(args: argparse.Namespace) -> int:
+    if args.strict_baseline and not args.baseline:
+        raise UsageProblem("--strict-baseline needs --baseline FILE")
+    policy, origin = chosen_policy(args)
+    found = collect_for(args, hint_domains=bool(args.allow or args.block))
+    require_something(found, args.paths, "audit")
+    audits = _audit_all(found, policy, args.jobs)
+    from agentloop_tools.cli import _baseline
+
+    try:
+        outcome = _baseline.apply(
+            audits, policy, write_to=args.write_baseline, read_from=args.baseline
+        )
+    except BaselineError as error:
+        raise UsageProblem(str(error)) from None
+    _write(args, audits, policy, origin, found, outcome)
+    _output.report_skipped(found.skipped)
+    _output.report_ignored(found.ignored)
+    _output.report_left_out(found)
+    problems = any(audit.problems for audit in audits)
+    if outcome is not None:
+        return _baseline_exit(outcome, args.strict_baseline, audits, problems)
+    # A violation found is a violation whatever else could not be read: 1 wins over 2.
+    if any(audit.violations for audit in audits):
+        return EXIT_FOUND
+    return EXIT_USAGE if problems else EXIT_CLEAN
+
+
+def _audit_all(found: Found, policy: Any, jobs: int) -> list[FileAudit]:
+    """Each file's audit (paths that could not be listed too), sorted by path."""
+    from agentloop_tools.cli import _jsonl
+
+    audits = [FileAudit(problem["path"], problems=[problem]) for problem in found.problems]
+    work = _jsonl.units(found.files)
+    if jobs > 1:
+        done = _jsonl.run(work, policy, audit_one, jobs)
+    else:
+        done = [
+            (unit, _jsonl.do(unit, policy, audit_one)) for unit in _output.progress(work, "audit")
+        ]
+    for part in _jsonl.merge(done).values():
+        audits.append(
+            FileAudit(part.path, part.transcripts, part.tool_requests, part.violations,
+                      part.problems)
+        )  # fmt: skip
+    audits.sort(key=lambda audit: audit.path)
+    return audits
+
+
+def _write(
+    args: argparse.Namespace,
+    audits: list[FileAudit],
+    policy: Any,
+    origin: str,
+    found: Found,
+    outcome: Any,
+) -> None:
+    from agentloop_tools.cli import _sarif
+
+    formatters: dict[str, Callable[..., None]] = {
+        "table": _output.audit_table,
+        "json": _output.audit_json,
+        "github": _output.audit_github,
+        "junit": _output.audit_junit,
+        "sarif": _sarif.write,
+    }
+    formatter = formatters[args.format]
+    # What the table and JSON formats add: files left out, and the baseline's outcome.
+    extra = {"found": found, "outcome": outcome} if args.format in ("table", "json") else {}
+    exact = args.format in ("json", "junit", "sarif")  # JSON as recorded; junit escapes itself
+    _output.emit(
+        args.output, lambda out: formatter(audits, policy, origin, out, **extra), exact=exact
+    )
+
+
+_READER: Any = None  # one per process: its clients are built once
+
+
+def audit_one(path: str, policy: Any) -> Any:
+    """Audit one cassette or transcript file (in this process or a --jobs worker)."""
+    global _READER
+    from agentloop_tools._report._entries import violation_entry
+    from agentloop_tools.cassettes import Reader
+    from agentloop_tools.cli._jsonl import Part
+
+    if _READER is None:
+        _READER = Reader()
+    audit = Part(path)
+    try:
+        reading = _READER.read(Path(path))
+        audit.transcripts = len(reading.transcripts)
+        audit.tool_requests = reading.tool_traffic
+        audit.problems = [read_problem(problem) for problem in reading.problems]
+        for number, (transcript, interactions) in enumerate(
+            zip(reading.transcripts, reading.interactions, strict=True)
+        ):
+            for violation in policy.audit(transcript):
+                index = violation.message_index
+                audit.violations.append(
+                    violation_entry(
+                        replace(violation, conversation=number),
+                        interaction=interactions[index] if index < len(interactions) else None,
+                    )
+                )
+    except Exception as error:  # one bad file never stops the run
+        audit.problems.append(failure(Path(path), error))
+    return audit
+
+
+def _baseline_exit(outcome: Any, strict: bool, audits: list[FileAudit], problems: bool) -> int:
+    from agentloop_tools.cli._baseline import describe
+
+    if outcome.written is not None:
+        incomplete = " (incomplete: some input could not be read)" if problems else ""
+        stderr(
+            f"agentloop-tools: wrote {outcome.written} violation(s) to the baseline "
+            f"{outcome.path}{incomplete}; audit against it with --baseline {outcome.path}"
+        )
+        return EXIT_USAGE if problems else EXIT_CLEAN
+    comparison = outcome.comparison
+    if comparison.stale:
+        stderr(
+            f"agentloop-tools: {len(comparison.stale)} stale baseline entr"
+            f"{'y' if len(comparison.stale) == 1 else 'ies'} in {outcome.path} (no longer "
+            f"found{'; --strict-baseline fails on them' if strict else ''}); remove them "
+            f"with --write-baseline {outcome.path}:"
+        )
+        for key in comparison.stale:
+            stderr(f"  stale: {describe(key)}")
+    if any(audit.violations for audit in audits) or (strict and comparison.stale):
+        return EXIT_FOUND
+    return EXIT_USAGE if problems else EXIT_CLEAN

@@ -1,0 +1,336 @@
+"""What the commands print and return: the audit and evidence formats, the notes on stderr,
+and how any text reaches a terminal or a file.
+
+Recorded text is escaped field by field (``visible``, ``xml_text``, the GitHub escapes);
+``emit`` then cleans credentials out of the whole output and, unless it must stay exact
+(JSON, JUnit, HTML), writes every control character left as its escape.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from agentloop_tools._errors import UsageProblem
+from agentloop_tools._visible import visible, xml_text
+
+if TYPE_CHECKING:
+    from agentloop_tools.cli._inputs import Found
+
+EXIT_CLEAN, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
+
+
+@dataclass
+class FileAudit:
+    """One file's audit, as the formats print it."""
+
+    path: str
+    transcripts: int = 0
+    tool_requests: int = 0
+    violations: list[dict[str, Any]] = field(default_factory=list)
+    problems: list[dict[str, Any]] = field(default_factory=list)
+
+
+def stderr(line: str) -> None:
+    with contextlib.suppress(BrokenPipeError, OSError):
+        print(visible(line, layout=True), file=sys.stderr)
+
+
+def emit(output: str | None, write: Callable[[TextIO], None], *, exact: bool = False) -> None:
+    """Write the output (cleaned of credentials) to ``output`` or stdout.
+
+    Unless ``exact`` (JSON, JUnit), every control character left in it is written
+    as its escape: the formatters escape each recorded field, this is the backstop.
+
+    A closed pipe (``| head``) ends the output quietly: the verdict and exit code
+    stand, as they do not depend on who reads the report.
+    """
+    buffer = io.StringIO()
+    write(buffer)
+    text = _cleaner().text(buffer.getvalue())
+    if not exact:
+        text = visible(text, layout=True)
+    if output is not None:
+        try:
+            with open(output, "w", encoding="utf-8") as out:
+                out.write(text)
+        except OSError as error:
+            raise UsageProblem(f"-o {output}: cannot be written ({error.strerror})") from None
+        return
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Python flushes stdout again at exit; point it at /dev/null so that flush is quiet.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+
+
+def _cleaner() -> Any:
+    from agentloop_tools._secrets import Cleaner, secret_values
+
+    return Cleaner(secret_values(os.environ))
+
+
+def progress[T](paths: list[T], command: str) -> list[T]:
+    """The paths, reporting progress on stderr for long runs."""
+    if len(paths) <= 200 and not (len(paths) > 20 and sys.stderr.isatty()):
+        return paths
+    step = max(len(paths) // 10, 1)
+
+    class _Reporting(list[T]):
+        def __iter__(self) -> Iterator[T]:
+            for number, path in enumerate(super().__iter__(), start=1):
+                yield path
+                if number % step == 0 or number == len(self):
+                    stderr(f"{command}: {number}/{len(self)} files")
+
+    return _Reporting(paths)
+
+
+# --- what was left out, on stderr ------------------------------------------------
+
+
+def report_left_out(found: Found) -> None:
+    """One line counting every file left out (a silently skipped cassette is an off-switch)."""
+    parts = []
+    if found.excluded:
+        parts.append(f"{found.excluded} matching --exclude")
+    if found.gitignored:
+        parts.append(f"{found.gitignored} ignored by git (--respect-gitignore)")
+    if found.ignored:
+        parts.append(f"{len(found.ignored)} JSON neither a cassette nor a transcript")
+    total = found.excluded + found.gitignored + len(found.ignored)
+    if total:
+        stderr(f"agentloop-tools: left out {total} file(s): {', '.join(parts)}")
+
+
+def report_ignored(ignored: list[Path]) -> None:
+    for path in ignored:
+        stderr(f"agentloop-tools: skipped {path}: JSON that is neither a cassette nor a transcript")
+
+
+def report_skipped(skipped: set[str]) -> None:
+    if skipped:
+        stderr(f"agentloop-tools: not searched: {', '.join(sorted(skipped))} folders")
+
+
+def left_out(found: Found | None) -> dict[str, int]:
+    if found is None:
+        return {"exclude": 0, "gitignore": 0, "not_evidence": 0}
+    return {
+        "exclude": found.excluded,
+        "gitignore": found.gitignored,
+        "not_evidence": len(found.ignored),
+    }
+
+
+# --- audit formats (SARIF: _sarif.py) ----------------------------------------------
+
+
+def audit_table(
+    audits: list[FileAudit],
+    policy: Any,
+    origin: str,
+    out: TextIO,
+    found: Found | None = None,
+    outcome: Any = None,
+) -> None:
+    total = 0
+    for audit in audits:
+        if audit.violations:
+            out.write(f"{visible(audit.path)}\n")
+        for v in audit.violations:
+            total += 1
+            where = "-" if v["interaction"] is None else f"interaction {v['interaction']}"
+            out.write(f"  {where:<15} {v['where']:<9} {visible(v['url'])}  [{v['verdict']}]\n")
+        for problem in audit.problems:
+            out.write(f"could not read {where_of(problem)}: {visible(problem['reason'])}\n")
+    files_with = sum(1 for audit in audits if audit.violations)
+    problems = sum(len(audit.problems) for audit in audits)
+    out.write(
+        ("\n" if total or problems else "")
+        + f"{total} violation(s) in {files_with} of {len(audits)} file(s); policy {policy!r} "
+        f"from {origin}."
+        + (f" {problems} input problem(s): the audit is incomplete." if problems else "")
+        + _baseline_note(outcome)
+        + "\n"
+    )
+
+
+def _baseline_note(outcome: Any) -> str:
+    if outcome is None or outcome.comparison is None:
+        return ""
+    comparison = outcome.comparison
+    return (
+        f" Baseline {outcome.path}: {comparison.known} known violation(s) not listed, "
+        f"{len(comparison.stale)} stale."
+    )
+
+
+def audit_json(
+    audits: list[FileAudit],
+    policy: Any,
+    origin: str,
+    out: TextIO,
+    found: Found | None = None,
+    outcome: Any = None,
+) -> None:
+    document = {
+        "policy": {"mode": policy.mode, "domains": list(policy.domains), "from": origin},
+        "files": [
+            {
+                "path": audit.path,
+                "transcripts": audit.transcripts,
+                "tool_requests": audit.tool_requests,
+                "violations": audit.violations,
+                "problems": audit.problems,
+            }
+            for audit in audits
+        ],
+        "summary": {
+            "files": len(audits),
+            "violations": sum(len(audit.violations) for audit in audits),
+            "problems": sum(len(audit.problems) for audit in audits),
+        },
+        # Files --exclude, --respect-gitignore and the JSON check left out, counted.
+        "left_out": left_out(found),
+    }
+    if outcome is not None and outcome.comparison is not None:
+        from agentloop_tools.cli._baseline import KEYS
+
+        document["baseline"] = {
+            "path": str(outcome.path),
+            "known": outcome.comparison.known,
+            "stale": [dict(zip(KEYS, key, strict=True)) for key in outcome.comparison.stale],
+        }
+    json.dump(document, out, indent=2)
+    out.write("\n")
+
+
+def audit_github(audits: list[FileAudit], policy: Any, origin: str, out: TextIO) -> None:
+    for audit in audits:
+        for v in audit.violations:
+            where = "" if v["interaction"] is None else f" (interaction {v['interaction']})"
+            message = f"{v['where']} {visible(v['url'])}: {v['verdict']}{where}"
+            out.write(
+                f"::error file={gh_property(visible(audit.path))},"
+                f"title=Domain policy violation::{gh(message)}\n"
+            )
+        for problem in audit.problems:
+            out.write(
+                f"::warning file={gh_property(visible(audit.path))},title=Unreadable input::"
+                f"{gh(where_of(problem))}: "
+                f"{gh(visible(problem['reason']))}\n"
+            )
+
+
+def audit_junit(audits: list[FileAudit], policy: Any, origin: str, out: TextIO) -> None:
+    """JUnit XML built by ElementTree; recorded text goes through ``xml_text``, so a
+    control character XML 1.0 forbids is written as its escape (``\x1b``)."""
+    from xml.etree import ElementTree
+
+    root = ElementTree.Element("testsuites")
+    suite = ElementTree.SubElement(
+        root,
+        "testsuite",
+        name="agentloop-tools audit",
+        tests=str(len(audits)),
+        failures=str(sum(1 for audit in audits if audit.violations)),
+        errors=str(sum(1 for audit in audits if audit.problems)),
+    )
+    for audit in audits:
+        case = ElementTree.SubElement(
+            suite, "testcase", classname="agentloop-tools.audit", name=xml_text(audit.path)
+        )
+        if audit.violations:
+            lines = [f"{v['where']} {xml_text(v['url'])}: {v['verdict']}" for v in audit.violations]
+            summary = f"{len(audit.violations)} domain policy violation(s) ({policy!r})"
+            failure = ElementTree.SubElement(case, "failure", message=xml_text(summary))
+            failure.text = "\n".join(lines)
+        for problem in audit.problems:
+            error = ElementTree.SubElement(case, "error", message=xml_text(problem["reason"]))
+            error.text = xml_text(where_of(problem))
+    ElementTree.indent(root)
+    out.write('<?xml version="1.0" encoding="utf-8"?>\n')
+    out.write(ElementTree.tostring(root, encoding="unicode"))
+    out.write("\n")
+
+
+# --- evidence formats (HTML: the report's page) -------------------------------------
+
+
+def evidence_json(files: list[dict[str, Any]], out: TextIO) -> None:
+    json.dump({"files": files}, out, indent=2)
+    out.write("\n")
+
+
+def evidence_table(files: list[dict[str, Any]], out: TextIO) -> None:
+    from agentloop_tools.cli import _provenance_view as _provenance_view
+
+    for file in files:
+        out.write(f"{visible(str(file['path']))}\n")
+        if str(file["path"]).lower().endswith(_provenance_view.CASSETTE_SUFFIXES) and (
+            "provenance" in file
+        ):
+            dated = {"provenance": file["provenance"], "age_days": file["age_days"]}
+            out.writelines(f"  {line}\n" for line in _provenance_view.lines(dated))
+        for turn in file["turns"]:
+            _turn_lines(turn, out)
+        if not file["turns"] and not file["problems"]:
+            skipped = file.get("tool_requests", 0)
+            note = f" ({skipped} search or page request(s), not model traffic)" if skipped else ""
+            out.write(f"  no model turns{note}\n")
+        for problem in file["problems"]:
+            out.write(f"  could not read {where_of(problem)}: {visible(problem['reason'])}\n")
+
+
+def _turn_lines(turn: dict[str, Any], out: TextIO) -> None:
+    from agentloop_tools._report._entries import also_written
+
+    calls = turn["interactions"]
+    if len(calls) > 1:
+        where = f"interactions {', '.join(str(call) for call in calls)}"
+    elif calls:
+        where = f"interaction {calls[0]}"
+    else:
+        where = f"message {turn['message_index']}"
+    out.write(f"  turn at {where}: {clip(visible(turn['asked']), 70)}\n")
+    out.write(f"    sources ({len(turn['sources'])}):\n")
+    out.writelines(
+        f"      - {visible(s['url'])}{visible(also_written(s))}\n" for s in turn["sources"]
+    )
+    out.write(f"    citations ({len(turn['citations'])}):\n")
+    out.writelines(f"      - {visible(c['url'])}\n" for c in turn["citations"])
+
+
+# --- escapes -----------------------------------------------------------------------
+
+
+def where_of(problem: dict[str, Any]) -> str:
+    """A problem's place: its file, and the interaction when it is one (made visible)."""
+    path = visible(str(problem["path"]))
+    if problem["interaction"] is None:
+        return path
+    return f"{path} (interaction {problem['interaction']})"
+
+
+def clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def gh(text: str) -> str:
+    """Escape the message of a GitHub Actions workflow command."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def gh_property(text: str) -> str:
+    """Escape a property (file=, title=) of a GitHub Actions workflow command."""
+    return gh(text).replace(":", "%3A").replace(",", "%2C")
