@@ -16,7 +16,7 @@ from __future__ import annotations
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from agentloop_tools._errors import ConfigError
 
@@ -170,13 +170,24 @@ def _in_our_words(message: str) -> str:
     return message
 
 
+type PolicySource = Literal["none", "ini", "policy-file", "pyproject"]
+
+
 class ProjectPolicy(NamedTuple):
     """The project-wide policy (None: none set), where it was written, and what was read."""
 
     policy: DomainPolicy | None
-    origin: str
+    origin: str  # for people: "pyproject.toml [tool.agentloop-tools]", "policy.toml (...)"
     read: tuple[Path, ...]
     path: Path | None = None  # the file the policy is written in
+    source: PolicySource = "none"  # for code: which of the places wrote it
+
+    def summary(self) -> str:
+        """One line for a run's header: the mode, the list's size, where it came from."""
+        if self.policy is None:
+            return "none"
+        where = " from pyproject.toml" if self.source == "pyproject" else ""
+        return f"{self.policy.mode} {len(self.policy.domains)} domain(s){where}"
 
 
 def pyproject_for(inifile: Path | None, rootdir: Path) -> Path:
@@ -201,7 +212,7 @@ def project_policy(
     replacing the pyproject table (or the reverse) would switch a list off unseen.
     """
     inifile_name = inifile.name if inifile is not None else "the ini file"
-    found: list[tuple[DomainPolicy, str, Path | None]] = []
+    found: list[tuple[DomainPolicy, str, Path | None, PolicySource]] = []
     lists = {key: _entries(settings[key]) for key in INI_POLICY_KEYS if key in settings}
     for key, domains in lists.items():
         if not domains:
@@ -220,7 +231,7 @@ def project_policy(
             names=(*INI_POLICY_KEYS, "policy"),
         )
         assert policy is not None
-        found.append((policy, inifile_name, inifile))
+        found.append((policy, inifile_name, inifile, "ini"))
     read = [inifile] if inifile is not None else []
     if POLICY_FILE_KEY in settings:
         [named] = _entries(settings[POLICY_FILE_KEY])[:1] or [""]
@@ -235,7 +246,7 @@ def project_policy(
                 f"ini key {POLICY_FILE_KEY} in {inifile_name} names {named}, but {path} is "
                 "not a file. Fix the path (it is relative to the rootdir) or remove the key."
             )
-        found.append((policy_file(path), f"{named} ({POLICY_FILE_KEY})", path))
+        found.append((policy_file(path), f"{named} ({POLICY_FILE_KEY})", path, "policy-file"))
         read.append(path)
     pyproject = pyproject_for(inifile, rootdir)
     if pyproject.is_file():
@@ -244,17 +255,17 @@ def project_policy(
         table = read_table(pyproject)
         if table is not None:
             policy = policy_from(table, f"{pyproject} [{TABLE}]")
-            found.append((policy, f"pyproject.toml [{TABLE}]", pyproject))
+            found.append((policy, f"pyproject.toml [{TABLE}]", pyproject, "pyproject"))
     if len(found) > 1:
         raise ConfigError(
             f"a project-wide domain policy is set in {len(found)} places "
-            f"({'; '.join(origin for _, origin, _ in found)}), and a run is audited with one. "
+            f"({'; '.join(entry[1] for entry in found)}), and a run is audited with one. "
             "Which one should win is not a guess to make: keep one."
         )
     if not found:
         return ProjectPolicy(None, "none", tuple(read))
-    [(policy, origin, written_in)] = found
-    return ProjectPolicy(policy, origin, tuple(read), written_in)
+    [(policy, origin, written_in, source)] = found
+    return ProjectPolicy(policy, origin, tuple(read), written_in, source)
 
 
 def _entries(lines: list[str]) -> list[str]:

@@ -21,6 +21,7 @@ import pytest
 from agentloop.transcript import from_jsonl
 
 from agentloop_tools.web import DomainPolicy, sources
+from tests.cli.helpers import run as cli_run
 
 REPO = Path(__file__).parents[2]
 AUDITED = DomainPolicy.allow(["python.org"])
@@ -125,13 +126,7 @@ def test_agent(provider, agentloop_agent, agentloop_evidence):
 
 
 def run(*args: Any) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agentloop_tools", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=REPO,
-    )
+    return cli_run(*args, cwd=REPO)
 
 
 @pytest.fixture(scope="module")

@@ -14,11 +14,12 @@ import re
 import shutil
 import struct
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.cli.helpers import run
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
@@ -257,10 +258,9 @@ ANSWER_LINKS = re.compile(r"<a href=\"[^\"]*\" rel=\"[^\"]*\" class='(link-[a-z]
 
 
 def _evidence_html(reported: pytest.Pytester, *options: str) -> tuple[int, str]:
-    done = subprocess.run(
-        [sys.executable, "-m", "agentloop_tools", "evidence", "--format", "html",
-         "-o", "page.html", *options, "cassettes/test_agent/test_agent.yaml"],
-        cwd=reported.path, capture_output=True, text=True, check=False,
+    done = run(
+        "evidence", "--format", "html", "-o", "page.html", *options,
+        "cassettes/test_agent/test_agent.yaml", cwd=reported.path,
     )  # fmt: skip
     assert done.stdout == ""
     return done.returncode, (reported.path / "page.html").read_text()
@@ -306,10 +306,9 @@ def test_a_file_that_cannot_be_read_is_named_and_the_rest_still_written(
     reported: pytest.Pytester,
 ) -> None:
     (reported.path / "broken.yaml").write_text("interactions: [\n", encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, "-m", "agentloop_tools", "evidence", "--format", "html",
-         "-o", "page.html", "broken.yaml", "cassettes/test_agent/test_agent.yaml"],
-        cwd=reported.path, capture_output=True, text=True, check=False,
+    done = run(
+        "evidence", "--format", "html", "-o", "page.html", "broken.yaml",
+        "cassettes/test_agent/test_agent.yaml", cwd=reported.path,
     )  # fmt: skip
     assert done.returncode == 2
     assert "evidence: could not read broken.yaml" in done.stderr
@@ -318,10 +317,12 @@ def test_a_file_that_cannot_be_read_is_named_and_the_rest_still_written(
 
 
 def test_a_policy_flag_without_html_is_refused(reported: pytest.Pytester) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "agentloop_tools", "evidence", "--allow", "python.org",
-         "cassettes/test_agent/test_agent.yaml"],
-        cwd=reported.path, capture_output=True, text=True, check=False,
-    )  # fmt: skip
+    done = run(
+        "evidence",
+        "--allow",
+        "python.org",
+        "cassettes/test_agent/test_agent.yaml",
+        cwd=reported.path,
+    )
     assert done.returncode == 2
     assert "mark violations in --format html only" in done.stderr

@@ -15,7 +15,6 @@ from agentloop_tools._plugin import messages
 from agentloop_tools._plugin.failures import fail, kind_of
 from agentloop_tools._plugin.network import ReplayClients
 from agentloop_tools._plugin.policies import (
-    DefaultPolicy,
     Marker,
     default_policy,
     marker_near_miss,
@@ -40,6 +39,7 @@ from agentloop_tools._plugin.scope import (
 )
 
 if TYPE_CHECKING:
+    from agentloop_tools._config import ProjectPolicy
     from agentloop_tools.cassettes import BodyMatcher
     from agentloop_tools.testing import AgentloopEvidence
     from agentloop_tools.web import DomainPolicy
@@ -63,7 +63,7 @@ class AgentloopSession:
         # Read now: a bad list stops the run before any test, never half-way through it.
         # (Recording in CI is refused per test, for the tests that use the plugin: a
         # project that only uses pytest-recording must run as it would without us.)
-        self.default: DefaultPolicy = default_policy(config)
+        self.default: ProjectPolicy = default_policy(config)
         self.max_cassette_age, self.cassette_age_action = _cassette_age(config)
         prepare_report_paths(config)
         self.replay_clients = ReplayClients()

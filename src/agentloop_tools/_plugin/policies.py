@@ -7,7 +7,6 @@ with a usage error naming it, never half-way through with some tests unaudited.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 import pytest
@@ -18,6 +17,7 @@ from agentloop_tools._plugin.scope import MARKER_NAME
 if TYPE_CHECKING:
     from _pytest.nodes import Node
 
+    from agentloop_tools._config import ProjectPolicy
     from agentloop_tools.web import DomainPolicy
 
 # Every ini key the plugin registers: a near miss of one, or any other agentloop_* key,
@@ -67,21 +67,7 @@ class Marker(NamedTuple):
     require_evidence: bool
 
 
-class DefaultPolicy(NamedTuple):
-    """The project-wide policy (None: none set), where it was written, and what was read."""
-
-    policy: DomainPolicy | None
-    origin: str
-    read: tuple[Path, ...] = ()
-
-    def summary(self) -> str:
-        if self.policy is None:
-            return "none"
-        where = " from pyproject.toml" if self.origin.startswith("pyproject") else ""
-        return f"{self.policy.mode} {len(self.policy.domains)} domain(s){where}"
-
-
-def default_policy(config: pytest.Config) -> DefaultPolicy:
+def default_policy(config: pytest.Config) -> ProjectPolicy:
     """The project's policy, read where pytest reads its own configuration.
 
     The ini keys (an ``-o`` override counts), the file ``agentloop_policy_file`` names,
@@ -102,7 +88,7 @@ def default_policy(config: pytest.Config) -> DefaultPolicy:
         found = project_policy(config.inipath, config.rootpath, settings)
     except ConfigError as error:
         raise pytest.UsageError(str(error)) from None
-    return DefaultPolicy(found.policy, found.origin, found.read)
+    return found
 
 
 def ini_is_set(config: pytest.Config, key: str) -> bool:

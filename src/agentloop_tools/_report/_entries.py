@@ -17,7 +17,7 @@ from agentloop.transcript import Message, TextPart
 from agentloop_tools.web import Violation, per_page, sources
 from agentloop_tools.web._domains._identity import page_key
 from agentloop_tools.web._policy._verdict import verdict
-from agentloop_tools.web._transcript._evidence import messages_of
+from agentloop_tools.web._transcript._messages import messages_of
 
 type Messages = Transcript | Sequence[Message]
 

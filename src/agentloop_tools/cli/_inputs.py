@@ -135,7 +135,7 @@ def _project_or_read() -> tuple[Any, str, tuple[Path, ...]]:
         raise UsageProblem(str(error)) from None
     if found.policy is None:
         return None, "", found.read
-    table = " [tool.agentloop-tools]" if found.origin.startswith("pyproject") else ""
+    table = " [tool.agentloop-tools]" if found.source == "pyproject" else ""
     return found.policy, f"{found.path}{table}", found.read
 
 

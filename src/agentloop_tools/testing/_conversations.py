@@ -12,7 +12,7 @@ from agentloop.transcript import HostedToolPart, Message
 from agentloop_tools._errors import EvidenceAssertionError
 from agentloop_tools.testing._evidence import AgentloopEvidence
 from agentloop_tools.web import Link, citations, links, sources
-from agentloop_tools.web._transcript._evidence import messages_of, start_index
+from agentloop_tools.web._transcript._messages import messages_of, start_index
 
 type Evidence = Transcript | Sequence[Message] | AgentloopEvidence | Any
 

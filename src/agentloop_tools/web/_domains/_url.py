@@ -16,6 +16,8 @@ from urllib.parse import unquote
 
 from ada_url import HostType, idna_to_ascii, idna_to_unicode, parse_url
 
+from agentloop_tools.web._domains._address import embedded_ipv4, parse_address
+
 _SPECIAL_SCHEMES = frozenset({"http", "https", "ws", "wss", "ftp", "file"})
 # Defanged schemes a reader re-fangs by eye: hxxp://, hXXps://, fxp://.
 _DEFANGED_SCHEMES = {"hxxp": "http", "hxxps": "https", "fxp": "ftp"}
@@ -23,7 +25,10 @@ _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
 _ATTRIBUTES = ("hostname", "pathname", "host_type")
 # What a browser strips from both ends of a URL before reading it.
 _STRIP = "".join(chr(c) for c in range(0x21))
-_DEFANG_DOTS = re.compile(r"\[\.\]|\(\.\)|\{\.\}|\[dot\]|\(dot\)", re.IGNORECASE)
+# A dot written so that no reader links it ("example[.]com"); people re-fang it by eye.
+DEFANGED_DOT = re.compile(r"\[\.\]|\(\.\)|\{\.\}|\[dot\]|\(dot\)", re.IGNORECASE)
+# The longest URL we read as one: browsers and search APIs agree on 2,048 characters.
+MAX_URL_LENGTH = 2048
 _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 # URLs whose WHATWG reading is plain to see, so they skip the parser: an http(s)
@@ -51,12 +56,9 @@ _RFC_HOST = re.compile(r"\[[^\]]*\]|[^:@]*")
 # parameter separator.
 _NESTED = re.compile(r"(?i)(?<![A-Za-z0-9+.\-])(?:https?|ftp|wss?):[/\\]{2}[^&\s]+")
 _SCHEME_SLASHES = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:[/\\]*")
-_AUTHORITY_END = re.compile(r"[/\\?#]")
+# Where a browser ends the authority of a special-scheme URL (a backslash counts).
+AUTHORITY_END = re.compile(r"[/\\?#]")
 _NESTED_RELATIVE = re.compile(r"(?<==)[/\\]{2}(?![/\\])[^&\s]+")
-# IPv6 forms that carry an IPv4 address in their last 32 bits and reach it:
-# IPv4-mapped (::ffff:0:0/96), IPv4-compatible (::/96, deprecated but routed by some
-# stacks) and the NAT64 well-known prefix (64:ff9b::/96).
-_EMBEDDED_IPV4 = re.compile(r"^\[(?:::ffff:|::|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})\]$")
 
 
 class Location(NamedTuple):
@@ -237,7 +239,7 @@ def nested_urls(url: str) -> list[str]:
     ):
         return []  # no second scheme or scheme-relative target, escaped or not
     scheme = _SCHEME_SLASHES.match(url)
-    authority_end = _AUTHORITY_END.search(url, scheme.end() if scheme is not None else 0)
+    authority_end = AUTHORITY_END.search(url, scheme.end() if scheme is not None else 0)
     if authority_end is None:
         return []
     tail = url[authority_end.start() :]
@@ -253,16 +255,16 @@ def nested_urls(url: str) -> list[str]:
 def refang(text: str) -> str:
     """Undo the defanging people use to make links unclickable (``example[.]com``)."""
     if "[" in text or "(" in text or "{" in text:
-        return _DEFANG_DOTS.sub(".", text)
+        return DEFANGED_DOT.sub(".", text)
     return text
 
 
 def _mapped_ipv4(hostname: str) -> tuple[str, ...]:
-    match = _EMBEDDED_IPV4.match(hostname)
-    if match is None:
+    """The IPv4 hosts an IPv6 literal also delivers to (the fetch refuses by the same)."""
+    address = parse_address(hostname)
+    if address is None:
         return ()
-    high, low = (int(group, 16) for group in match.groups())
-    return (f"{high >> 8}.{high & 0xFF}.{low >> 8}.{low & 0xFF}",)
+    return tuple(str(inner) for inner in embedded_ipv4(address))
 
 
 def _lenient(url: str) -> Location | None:

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from ada_url import HostType, parse_url
 
+from agentloop_tools.web._domains._url import MAX_URL_LENGTH
 from agentloop_tools.web._fetch._codes import FetchRefusal, shown
 from agentloop_tools.web._policy._policy import DomainPolicy
 
-MAX_URL_LENGTH = 2048
 _ATTRIBUTES = ("href", "protocol", "username", "password", "hostname", "host_type")
 
 

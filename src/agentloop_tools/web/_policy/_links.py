@@ -22,8 +22,9 @@ from agentloop.transcript import Message, TextPart, ToolCallPart, ToolResultPart
 from agentloop_tools.web._domains._identity import page_key
 from agentloop_tools.web._domains._index import RuleIndex
 from agentloop_tools.web._policy._text_audit import TextAudit
-from agentloop_tools.web._transcript._evidence import messages_of, sources
+from agentloop_tools.web._transcript._evidence import sources
 from agentloop_tools.web._transcript._fetch_format import read_result
+from agentloop_tools.web._transcript._messages import messages_of, start_index
 
 # What comes right before a destination: a markdown "](" (optionally "<"), or an
 # HTML href/src attribute.
@@ -78,7 +79,7 @@ def links(transcript: Transcript | Sequence[Message], *, since: int = 0) -> list
             pages that make a link consulted are read from the whole conversation.
     """
     messages = messages_of(transcript)
-    start = _start(since, len(messages))
+    start = start_index(since, len(messages))
     consulted = consulted_pages(messages)
     found: list[Link] = []
     for index in range(start, len(messages)):
@@ -192,9 +193,3 @@ def _followed(written: str) -> str:
 
 def _texts(message: Message) -> list[str]:
     return [part.text for part in message.content if isinstance(part, TextPart)]
-
-
-def _start(since: int, length: int) -> int:
-    if isinstance(since, bool) or not isinstance(since, int):
-        raise TypeError(f"since must be a message index (int), got {since!r}.")
-    return max(length + since, 0) if since < 0 else since

@@ -20,8 +20,9 @@ from agentloop_tools.web._domains._url import locate, nested_urls
 from agentloop_tools.web._hosted_search import native_web_search
 from agentloop_tools.web._policy._text_audit import TextAudit
 from agentloop_tools.web._policy._violation import Mode, Violation, Where
-from agentloop_tools.web._transcript._evidence import message_sources, messages_of
+from agentloop_tools.web._transcript._evidence import message_sources
 from agentloop_tools.web._transcript._fetch_format import reached
+from agentloop_tools.web._transcript._messages import messages_of, start_index
 from agentloop_tools.web._transcript._tool_results import search_call_urls, search_sources
 
 __all__ = ["DomainPolicy", "Mode", "Violation", "Where", "robots_policy"]
@@ -180,7 +181,7 @@ class DomainPolicy:
         occurrence, in transcript order. Never raises on text, never mutates.
         """
         messages = messages_of(transcript)
-        start = _start_index(since, len(messages))
+        start = start_index(since, len(messages))
         violations: list[Violation] = []
         fetched = reached(messages)
         robots: DomainPolicy | None = None
@@ -286,11 +287,3 @@ def _nonempty(domains: Iterable[str], name: str) -> tuple[Rule, ...]:
             "pass the domains, or do not set a policy."
         )
     return rules
-
-
-def _start_index(since: int, length: int) -> int:
-    if isinstance(since, bool) or not isinstance(since, int):
-        raise TypeError(f"since must be a message index (int), got {since!r}.")
-    if since < 0:
-        return max(length + since, 0)
-    return since

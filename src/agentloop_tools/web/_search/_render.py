@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING
 
+from agentloop_tools.web._domains._url import MAX_URL_LENGTH
 from agentloop_tools.web._policy._text_audit import audit_text
 from agentloop_tools.web._text._destinations import link_destinations, shown_link
 from agentloop_tools.web._transcript._search_format import MARKER
@@ -102,7 +103,7 @@ def shown_url(url: object) -> str | None:
     url = url.strip()
     if _URL_FORBIDDEN.search(url) or not url.lower().startswith(("http://", "https://")):
         return None
-    if len(url) <= len("https://") or len(url) > 2048:
+    if len(url) <= len("https://") or len(url) > MAX_URL_LENGTH:
         return None
     return shown_link(url)
 

@@ -14,6 +14,8 @@ from collections.abc import Iterator
 
 from ada_url import HostType, parse_url
 
+from agentloop_tools.web._domains._url import MAX_URL_LENGTH
+
 # What ends a link destination, or is decoded inside one (a backslash escape, an
 # entity reference): percent-encoded, so the destination is the string as checked.
 _ENCODE = {"(": "%28", ")": "%29", "<": "%3C", ">": "%3E", "\\": "%5C", " ": "%20"}
@@ -31,7 +33,6 @@ _PLAIN_HOST = re.compile(
 )
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 _ESCAPABLE = re.compile(r"\\([!-/:-@\[-`{-~])")
-_MAX_URL = 2048
 
 
 def shown_link(url: str) -> str | None:
@@ -48,7 +49,7 @@ def shown_link(url: str) -> str | None:
         shown = _ENCODED_NOT_PARENS.sub(_encode, url)
     else:
         shown = url
-    if len(shown) > _MAX_URL:
+    if len(shown) > MAX_URL_LENGTH:
         return None
     plain = _PLAIN_HOST.match(shown)
     if plain is not None:

@@ -12,6 +12,8 @@ import unicodedata
 from collections.abc import Iterator
 from typing import Literal, NamedTuple
 
+from agentloop_tools.web._domains._url import AUTHORITY_END, DEFANGED_DOT
+
 # Characters that end a token everywhere: whitespace, and what HTML and markdown
 # never let into a link (angle brackets, double quotes, backticks).
 # A token is worth reading when a dot, colon or slash is followed by something
@@ -39,7 +41,6 @@ _SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0
 _BEFORE_SCHEME_RELATIVE = frozenset("([<'=*_~|,")
 _NOT_BEFORE_WWW = _SCHEME_CHARS | frozenset("/@\\")
 _NOT_AFTER_WWW = frozenset(".,;:!?'*_~)]")
-_AUTHORITY_END = re.compile(r"[/\\?#]")
 _PLAIN_WORD = re.compile(r"[\w-]*")
 _SLASH_RUN = re.compile(r"[/\\]{2,}")
 _WWW = re.compile(r"www\.", re.IGNORECASE)
@@ -109,7 +110,6 @@ _TO_PLAIN: dict[int, str | None] = {
     ),
     **dict.fromkeys(map(ord, "\u3002\uff0e\uff61"), "."),
 }
-_DEFANGED_DOT = re.compile(r"\[\.\]|\(\.\)|\{\.\}|\[dot\]|\(dot\)", re.IGNORECASE)
 _CJK_CLASS = (
     r"[\u1100-\u11ff\u2e80-\u2fff\u3040-\u30ff\u3130-\u318f"
     r"\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]+"
@@ -235,7 +235,7 @@ def _add_link(
     The link is read as written and, when its host runs into text that linkifiers end
     a domain at (an emoji, CJK text, a symbol), also as a renderer would link it.
     """
-    authority = _AUTHORITY_END.search(token, host_start, end)
+    authority = AUTHORITY_END.search(token, host_start, end)
     host_end = authority.start() if authority else end
     authorities.append((start, host_end))
     written = token[start:end]
@@ -244,7 +244,7 @@ def _add_link(
         stop is not None
         and (
             "@" in token[stop.start() : host_end]  # userinfo: the host after "@" is linked
-            or _DEFANGED_DOT.match(token, stop.start())  # defanged: read as refanged instead
+            or DEFANGED_DOT.match(token, stop.start())  # defanged: read as refanged instead
             or token[start : start + 4].lower() in _UNLINKED_SCHEMES
         )
     ):
@@ -364,10 +364,14 @@ def _dotted_authority(token: str, start: int, end: int) -> bool:
 
     "localhost" is the one word linkifiers link after "//".
     """
-    authority = _AUTHORITY_END.search(token, start, end)
+    authority = AUTHORITY_END.search(token, start, end)
     host = token[start : authority.start() if authority else end]
     if "@" in host:
         return True  # userinfo: the host follows it
+    if authority is not None and token[authority.start()] == "\\" and authority.end() < end:
+        # "//good\.example.com": the escape a markdown writer meant is no escape in an
+        # href, and a browser links the host "good". Comments are not written so.
+        return True
     host = host.partition(":")[0]  # "//TODO:fix" is a comment too
     return _PLAIN_WORD.fullmatch(host) is None or host.lower() == "localhost"
 
@@ -452,9 +456,9 @@ def _is_host_like(host: str) -> bool:
         if ".." not in plain and not plain.startswith(".") and last.lower() != last.upper():
             return True  # the common case: the last label has a letter
     elif host.isascii():
-        plain = _DEFANGED_DOT.sub(".", host)
+        plain = DEFANGED_DOT.sub(".", host)
     else:
-        plain = _DEFANGED_DOT.sub(".", unicodedata.normalize("NFKC", host.translate(_TO_PLAIN)))
+        plain = DEFANGED_DOT.sub(".", unicodedata.normalize("NFKC", host.translate(_TO_PLAIN)))
     labels = plain.rstrip(".").split(".")
     if len(labels) < 2 or not all(labels):
         return False

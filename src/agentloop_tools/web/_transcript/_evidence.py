@@ -17,6 +17,7 @@ from agentloop.transcript import Message, TextPart
 
 from agentloop_tools.web._domains._identity import page_key, without_tracking
 from agentloop_tools.web._transcript._fetch_format import pages_read
+from agentloop_tools.web._transcript._messages import messages_of, start_index
 from agentloop_tools.web._transcript._tool_results import search_sources
 
 type _Kind = Literal["consulted", "cited"]
@@ -94,36 +95,9 @@ def message_sources(message: Message) -> list[Source]:
     return [source for kind, source in _evidence(message) if kind == "consulted"]
 
 
-def messages_of(transcript: Transcript | Sequence[Message]) -> Sequence[Message]:
-    """The messages of a transcript, a conversation result or a list of messages."""
-    if isinstance(transcript, Transcript):
-        return transcript.messages
-    inner = getattr(transcript, "transcript", None)
-    if isinstance(inner, Transcript):
-        return inner.messages
-    if (
-        isinstance(transcript, Sequence)
-        and not isinstance(transcript, str | bytes)
-        and all(isinstance(message, Message) for message in transcript)
-    ):
-        return transcript
-    raise TypeError(
-        "expected an agentloop Transcript, a ConversationResult or a list of "
-        f"agentloop Message objects, got {type(transcript).__name__}."
-    )
-
-
 def _from(transcript: Transcript | Sequence[Message], since: int) -> Sequence[Message]:
     messages = messages_of(transcript)
     return messages[start_index(since, len(messages)) :]
-
-
-def start_index(since: int, length: int) -> int:
-    """The index of the first message to read of ``length``: ``since``, or counted from
-    the end when negative (never before the first). Not an int is a ``TypeError``."""
-    if isinstance(since, bool) or not isinstance(since, int):
-        raise TypeError(f"since must be a message index (int), got {since!r}.")
-    return max(length + since, 0) if since < 0 else since
 
 
 def _evidence(message: Message) -> Iterator[tuple[_Kind, Source]]:
