@@ -226,8 +226,11 @@ def test_a_mistyped_key_in_pyproject_ini_options_is_refused_too(project: pytest.
 
 
 @pytest.mark.parametrize(
-    "written", ["domian_policy", "domain_polcy", "domainpolicy", "Domain_policy"]
-)
+    "written",
+    # The last two are past difflib's ratio: caught by the edit distance, case folded.
+    ["domian_policy", "domain_polcy", "domainpolicy", "Domain_policy", "DOMAIN_POLCY",
+     "DOMIAN_POLICY"],
+)  # fmt: skip
 @pytest.mark.parametrize("strict", [[], ["--strict-markers"]])
 def test_a_near_miss_of_the_marker_stops_the_run(
     project: pytest.Pytester, written: str, strict: list[str]
