@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from agentloop_tools._config import locate_config, policy_at, pytest_settings, read_table
 from agentloop_tools._errors import ConfigError
+from agentloop_tools._plugin.scope import pytest_version
 
 # Each file pytest looks for, with and without its pytest section.
 FILES: dict[str, tuple[str, str]] = {
@@ -29,7 +30,7 @@ FILES: dict[str, tuple[str, str]] = {
     "setup.cfg": ("[tool:pytest]\n", "[metadata]\nname = x\n"),
     "setup.py": ("", ""),
 }
-if pytest.version_tuple[0] >= 9:  # pytest.toml is read from pytest 9 on
+if pytest_version() >= (9,):  # pytest.toml is read from pytest 9 on
     FILES["pytest.toml"] = ("[pytest]\n", "")
     FILES[".pytest.toml"] = ("[pytest]\n", "")
 LEVELS = 3  # root/a/b: the run starts in b
