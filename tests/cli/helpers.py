@@ -21,8 +21,12 @@ OPENAI_DEMO = DEMO / "openai-web-search.yaml"
 class _Stream(io.TextIOWrapper):
     """A captured standard stream that, like a pipe, is no terminal and has a buffer."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, tty: bool = False) -> None:
         super().__init__(io.BytesIO(), encoding="utf-8", errors="strict", newline="\n")
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
 
     def text(self) -> str:
         self.flush()
@@ -32,16 +36,19 @@ class _Stream(io.TextIOWrapper):
         return raw.getvalue().decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
 
 
-def run(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def run(
+    *args: str | Path, cwd: Path | None = None, tty: bool = False
+) -> subprocess.CompletedProcess[str]:
     """``agentloop-tools ARGS`` through ``cli.main`` in this process, as a pipe sees it.
 
     The same entry point ``python -m agentloop_tools`` calls, with stdout and stderr
     captured and the warnings filters a fresh interpreter has (so a warning is printed,
     not raised by the suite's ``filterwarnings = error``). In-process, so a run costs no
     interpreter start and coverage counts it. :func:`run_process` is the real process.
+    ``tty``: stderr says it is a terminal (where progress is shown).
     """
     argv = [str(arg) for arg in args]
-    out, err = _Stream(), _Stream()
+    out, err = _Stream(), _Stream(tty=tty)
     before = Path.cwd()
     try:
         if cwd is not None:

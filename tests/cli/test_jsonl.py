@@ -182,3 +182,40 @@ def test_hostile_lines_are_problems_and_the_rest_is_read(tmp_path: Path, lines: 
     assert refused.returncode == 2
     assert "Traceback" not in refused.stderr
     assert "internal error" not in refused.stderr
+
+
+def test_a_line_with_no_message_is_a_problem(tmp_path: Path, lines: list[str]) -> None:
+    log = write_log(tmp_path / "day.jsonl", [lines[1], '{"messages": []}', lines[1]])
+    result = run("audit", log, "--block", "wikipedia.org", "--format", "json")
+    [file] = json.loads(result.stdout)["files"]
+    assert [p["reason"] for p in file["problems"]] == ["line 2: a transcript with no message"]
+    assert {v["line"] for v in file["violations"]} == {1, 3}
+
+
+def test_progress_is_shown_on_a_terminal_and_nothing_in_a_pipe(
+    tmp_path: Path, lines: list[str]
+) -> None:
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    for number in range(21):
+        write_log(folder / f"{number:02}.jsonl", lines[1:2])
+    # With workers: one line rewritten in place ("\r" ... "\x1b[K"), ended by a newline.
+    shown = run("audit", folder, "--block", "wikipedia.org", "--jobs", "2", tty=True)
+    assert shown.returncode == 1
+    assert "audit: 21/21 part(s), 100% (" in shown.stderr, shown.stderr
+    assert shown.stderr.endswith("\x1b[K\n")
+    # In this process: a line every tenth of the files, past 20 of them.
+    alone = run("audit", folder, "--block", "wikipedia.org", tty=True)
+    assert alone.stderr.splitlines()[-2:] == ["audit: 20/21 files", "audit: 21/21 files"]
+    for jobs in ("1", "2"):
+        piped = run("audit", folder, "--block", "wikipedia.org", "--jobs", jobs)
+        assert piped.stderr == ""
+        assert piped.stdout == shown.stdout == alone.stdout
+
+
+def test_one_file_with_jobs_is_read_in_this_process(tmp_path: Path, lines: list[str]) -> None:
+    # One piece of work: no worker pool is started, and the result is the same.
+    log = write_log(tmp_path / "day.jsonl", lines)
+    one = run("audit", log, "--block", "wikipedia.org", "--format", "json")
+    jobs = run("audit", log, "--block", "wikipedia.org", "--format", "json", "--jobs", "4")
+    assert (jobs.returncode, jobs.stdout) == (one.returncode, one.stdout)
