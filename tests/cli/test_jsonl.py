@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import io
 import json
+import sys
 from pathlib import Path
 
 import pytest
 
 from agentloop_tools.cli import _jsonl
 from agentloop_tools.testing import anthropic_message, anthropic_search, anthropic_text
-from tests.cli.helpers import DEMO, run
+from tests.cli.helpers import DEMO, run, run_process
 from tests.transcripts import converse
 
 
@@ -122,8 +124,10 @@ def test_jobs_give_the_same_output_and_exit_code(tmp_path: Path, lines: list[str
     outputs = {}
     for jobs in ("1", "2", "3"):
         for format in ("json", "table"):
-            result = run("audit", folder, "--block", "wikipedia.org", "--jobs", jobs,
-                         "--format", format)  # fmt: skip
+            # Workers are forked: from a real process, not from this multi-threaded one.
+            command = run if jobs == "1" else run_process
+            result = command("audit", folder, "--block", "wikipedia.org", "--jobs", jobs,
+                             "--format", format)  # fmt: skip
             outputs[jobs, format] = (result.returncode, result.stdout)
     for format in ("json", "table"):
         assert outputs["1", format] == outputs["2", format] == outputs["3", format]
@@ -199,18 +203,31 @@ def test_progress_is_shown_on_a_terminal_and_nothing_in_a_pipe(
     folder.mkdir()
     for number in range(21):
         write_log(folder / f"{number:02}.jsonl", lines[1:2])
-    # With workers: one line rewritten in place ("\r" ... "\x1b[K"), ended by a newline.
-    shown = run("audit", folder, "--block", "wikipedia.org", "--jobs", "2", tty=True)
+    # A line every tenth of the files, past 20 of them.
+    shown = run("audit", folder, "--block", "wikipedia.org", tty=True)
     assert shown.returncode == 1
-    assert "audit: 21/21 part(s), 100% (" in shown.stderr, shown.stderr
-    assert shown.stderr.endswith("\x1b[K\n")
-    # In this process: a line every tenth of the files, past 20 of them.
-    alone = run("audit", folder, "--block", "wikipedia.org", tty=True)
-    assert alone.stderr.splitlines()[-2:] == ["audit: 20/21 files", "audit: 21/21 files"]
-    for jobs in ("1", "2"):
-        piped = run("audit", folder, "--block", "wikipedia.org", "--jobs", jobs)
-        assert piped.stderr == ""
-        assert piped.stdout == shown.stdout == alone.stdout
+    assert shown.stderr.splitlines()[-2:] == ["audit: 20/21 files", "audit: 21/21 files"]
+    piped = run("audit", folder, "--block", "wikipedia.org")
+    assert piped.stderr == ""
+    assert piped.stdout == shown.stdout
+
+
+def test_progress_of_workers_is_one_line_rewritten_in_place(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    terminal = io.StringIO()
+    monkeypatch.setattr(terminal, "isatty", lambda: True)
+    monkeypatch.setattr(sys, "stderr", terminal)
+    progress = _jsonl._Progress(total=300, count=3)
+    for size in (100, 100, 100):
+        progress.step(_jsonl.Unit("day.jsonl", size=size))
+    progress.finish()
+    shown = terminal.getvalue()
+    # The first step shows at once; the next within 0.2 s are skipped; the last always shows.
+    assert shown.startswith("\raudit: 1/3 part(s), 33% (")
+    assert shown.endswith("\raudit: 3/3 part(s), 100% (" + shown.rsplit("(", 1)[1])
+    assert shown.endswith(" MB/s)\x1b[K\n")
+    assert "\n" not in shown[:-1]
 
 
 def test_one_file_with_jobs_is_read_in_this_process(tmp_path: Path, lines: list[str]) -> None:
