@@ -146,10 +146,36 @@ def test_an_href_split_over_lines_is_explained_as_the_browser_joins_it() -> None
 def test_a_text_over_the_limit_says_what_was_left_unexplained() -> None:
     text = "x" * MAX_TEXT + " https://evil.com/after"
     explanation = BLOCK.explain(text)
-    assert explanation.truncated == "Only the first 1,000,000 characters were explained."
+    assert explanation.truncated == (
+        "Only the first 1,000,000 characters were explained; the verdict is the whole text's."
+    )
     assert explanation.subject == "x" * MAX_TEXT
     assert explanation.items == ()
     assert str(explanation).endswith(explanation.truncated)
+    # The verdict is still the gate's: the audit of the whole text finds the link.
+    assert explanation.permitted is False
+    assert explanation.verdict == "blocked by 'evil.com'"
+
+
+@pytest.mark.parametrize(
+    "word",
+    [
+        "[a](https://evil.com/)",
+        "<https://evil.com/>",
+        "(https://evil.com/)",
+        "[a](//evil.com/)",
+        "[x](https&#58;//evil.com/)",
+        "**https://evil.com/**",
+    ],
+)
+def test_one_word_holding_a_link_is_explained_as_the_text_the_audit_reads(word: str) -> None:
+    # Read as one URL, these named a host "[a]" or "<https" and were permitted.
+    explanation = BLOCK.explain(word)
+    assert explanation.kind == "text"
+    assert explanation.permitted is False
+    assert explanation.verdict == "blocked by 'evil.com'"
+    allowed = DomainPolicy.allow(["python.org"]).explain(word.replace("evil.com", "python.org"))
+    assert allowed.permitted is True, allowed
 
 
 def test_a_link_only_the_decoded_text_shows_past_the_item_limit_is_not_listed() -> None:

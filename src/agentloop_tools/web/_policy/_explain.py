@@ -147,15 +147,23 @@ def explain(policy: DomainPolicy, url_or_text: str) -> Explanation:
     if not isinstance(url_or_text, str):
         raise TypeError(f"explain() takes a URL or a text (str), not {type(url_or_text).__name__}")
     candidate = url_or_text.strip()
-    if candidate and not any(ch.isspace() for ch in candidate):
-        location = locate(candidate)
-        # One word is a URL when it reads as one: a scheme, "//", or a dotted host or IP
-        # ("the." is a word, "python.org" a host, as permits() reads both).
-        if location is not None and (
-            "//" in candidate or "\\" in candidate or "." in location.host or location.is_ip
-        ):
-            return explain_url(policy, candidate)
+    if candidate and not any(ch.isspace() for ch in candidate) and _one_url(candidate):
+        return explain_url(policy, candidate)
     return explain_text(policy, url_or_text)
+
+
+def _one_url(word: str) -> bool:
+    """Whether one word is a URL: it reads as one (a scheme, "//", or a dotted host or IP:
+    "the." is a word, "python.org" a host, as permits() reads both), and what the scanner
+    finds in it starts where the word does ("[a](https://x.example/)", "<https://x.example/>"
+    and "**x.example**" are texts: what a reader follows is inside them)."""
+    location = locate(word)
+    if location is None or not (
+        "//" in word or "\\" in word or "." in location.host or location.is_ip
+    ):
+        return False
+    found = _scan(word)
+    return not found or found[0].start == 0
 
 
 def explain_url(
@@ -258,11 +266,19 @@ def explain_text(policy: DomainPolicy, text: str) -> Explanation:
     from agentloop.transcript import Message, TextPart
 
     truncated = ""
-    if len(text) > MAX_TEXT:
-        truncated = f"Only the first {MAX_TEXT:,} characters were explained."
-        text = text[:MAX_TEXT]
+    # The verdict is the whole text's audit; only the explaining stops at MAX_TEXT.
     violations = policy.audit([Message(role="assistant", content=(TextPart(text=text),))])
-    flagged = {violation.span: violation for violation in violations if violation.span}
+    if len(text) > MAX_TEXT:
+        truncated = (
+            f"Only the first {MAX_TEXT:,} characters were explained; the verdict is the "
+            "whole text's."
+        )
+        text = text[:MAX_TEXT]
+    flagged = {
+        violation.span: violation
+        for violation in violations
+        if violation.span and violation.span[1] <= len(text)
+    }
     found = _scan(text)
     items, covered, cut = _explain_found(policy, found, flagged)
     if cut:
