@@ -183,3 +183,38 @@ def test_a_violation_is_paired_with_the_call_of_its_own_message() -> None:
     assert call_for(calls, read.message_index, "https://docs.python.org/3/") is read
     # A URL no call of that message named has no call to describe.
     assert call_for(calls, read.message_index, "https://evil.com/a") is None
+
+
+def narrowed(query: str, allowed: list[str] | None, *, name: str) -> ToolCallPart:
+    arguments = {"query": query, "count": None, "allowed_domains": allowed,
+                 "blocked_domains": None}  # fmt: skip
+    return ToolCallPart(id="call_1", tool_name=name, arguments=arguments)
+
+
+def test_a_renamed_search_called_with_its_narrowing_is_known_and_paired() -> None:
+    # The strict schema sends all four arguments: the call is ours under any name, and a
+    # violation from the domains it narrowed to is paired with what came of it.
+    script = ScriptedSearch("brave", [brave_rate_limited()])
+    tool = scripted_tool(script, policy=POLICY, name="find", attempts=1)
+    transcript = run_agent(tool, [narrowed("python", ["docs.python.org"], name="find")])
+    found = only(transcript)
+    assert (found.tool, found.name, found.status, found.code) == (
+        "web_search",
+        "find",
+        "failed",
+        "rate-limited",
+    )
+    assert found.allowed_domains == ("docs.python.org",)
+    assert call_for([found], found.message_index, "docs.python.org") is found
+    assert call_for([found], found.message_index, "evil.com") is None
+
+
+def test_a_violation_from_a_narrowing_names_the_call_in_the_report() -> None:
+    tool = scripted_tool(ScriptedSearch("brave", []), policy=POLICY, name="find")
+    transcript = run_agent(tool, [narrowed("python", ["evil.com"], name="find")])
+    # The tool refused a narrowing its policy does not permit, without a request.
+    report = failure_report(transcript)
+    assert (
+        "  - tool-call message 1: evil.com  [not on the allowlist]\n      0 result(s) shown\n"
+        in (report)
+    )

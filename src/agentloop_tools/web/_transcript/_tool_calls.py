@@ -22,6 +22,7 @@ from agentloop_tools.web._transcript._fetch_format import read_result
 from agentloop_tools.web._transcript._search_format import MARKER as SEARCH_MARKER
 from agentloop_tools.web._transcript._search_format import read_rendered
 from agentloop_tools.web._transcript._tool_codes import FETCH_CODES
+from agentloop_tools.web._transcript._tool_results import SEARCH_ARGUMENTS
 
 type Tool = Literal["web_search", "web_fetch"]
 type Status = Literal["ok", "refused", "failed", "no-result"]
@@ -42,7 +43,6 @@ REFUSALS = frozenset(
 )
 _ERROR = re.compile(r"(?:Error: )?\[([a-z][a-z0-9]*(?:-[a-z0-9]+)*)\] ")
 _WITHHELD = re.compile(r"(\d+) results? withheld by the domain policy")
-_SEARCH_ARGUMENTS = frozenset({"query", "count"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +67,7 @@ class ToolCall:
         title: the page's title.
         redirects: the redirect hops web_fetch followed.
         robots: the robots.txt files web_fetch requested.
+        allowed_domains: the domains the model narrowed a search to (it asked for them).
     """
 
     tool: Tool
@@ -85,6 +86,7 @@ class ToolCall:
     title: str | None = None
     redirects: tuple[str, ...] = field(default=())
     robots: tuple[str, ...] = field(default=())
+    allowed_domains: tuple[str, ...] = field(default=())
 
     def entry(self) -> dict[str, Any]:
         """The call, JSON-ready."""
@@ -171,12 +173,16 @@ def _read(
         status = "failed"
     if tool == "web_search":
         query = call.arguments.get("query")
+        narrowed = call.arguments.get("allowed_domains")
         hits = tuple(read_rendered(content)) if status == "ok" else ()
         withheld = _WITHHELD.search(content.split("\n", 2)[1] if "\n" in content else "")
         return ToolCall(
             tool, call.tool_name, call.id, index, at, status, code, error,
             query=query if isinstance(query, str) else repr(query),
             hits=hits, withheld=int(withheld.group(1)) if withheld else 0,
+            allowed_domains=tuple(
+                domain.strip() for domain in narrowed if isinstance(domain, str)
+            ) if isinstance(narrowed, list) else (),
         )  # fmt: skip
     asked = call.arguments.get("url")
     record = read_result(part) if part is not None else None
@@ -195,7 +201,7 @@ def _which(call: ToolCallPart, content: str) -> Tool | None:
         return "web_fetch"
     if call.tool_name == "web_search" or content.startswith(SEARCH_MARKER + "\n"):
         return "web_search"
-    if set(call.arguments) == _SEARCH_ARGUMENTS:
+    if frozenset(call.arguments) in SEARCH_ARGUMENTS:
         return "web_search"
     error = _ERROR.match(content)
     if error is not None and error.group(1) in FETCH_CODES and "url" in call.arguments:
@@ -215,6 +221,8 @@ def call_for(calls: Sequence[ToolCall], message_index: int, url: str) -> ToolCal
             and url in (call.url, call.url.strip())
         ):
             return call
-        if call.tool == "web_search" and call.query is not None and url in call.query:
+        if call.tool == "web_search" and (
+            (call.query is not None and url in call.query) or url in call.allowed_domains
+        ):
             return call
     return None

@@ -18,7 +18,9 @@ from agentloop.transcript import Message, ToolCallPart, ToolResultPart
 
 from agentloop_tools.web._transcript._search_format import read_rendered
 
-_ARGUMENTS = (
+# The argument sets our web_search is called with (without and with the narrowing): how
+# a call of it is known under a name the team chose.
+SEARCH_ARGUMENTS = (
     frozenset({"query", "count"}),
     frozenset({"query", "count", "allowed_domains", "blocked_domains"}),
 )
@@ -43,7 +45,7 @@ def search_call_urls(message: Message) -> Iterator[str]:
     for part in message.content:
         if not isinstance(part, ToolCallPart):
             continue
-        if part.tool_name != "web_search" and set(part.arguments) not in _ARGUMENTS:
+        if part.tool_name != "web_search" and frozenset(part.arguments) not in SEARCH_ARGUMENTS:
             continue
         query = part.arguments.get("query")
         if isinstance(query, str):
