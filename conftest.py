@@ -2,7 +2,9 @@
 
 ``HYPOTHESIS_PROFILE=ci`` (set by .ci/run) derandomizes Hypothesis so a CI run is
 reproducible; locally the default profile explores new examples every run, and
-``thorough`` searches much longer.
+``thorough`` searches much longer. ``floors`` (set by .ci/lowest) is ``ci`` with a
+tenth of the examples: that run checks the oldest dependencies work, and the search
+itself ran in the main job.
 """
 
 import os
@@ -11,6 +13,11 @@ from hypothesis import HealthCheck, settings
 
 settings.register_profile(
     "ci", derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile(
+    "floors",
+    parent=settings.get_profile("ci"),
+    max_examples=10,
 )
 settings.register_profile("default", deadline=None)
 # For a deeper search by hand: HYPOTHESIS_PROFILE=thorough ./dev test tests/web
