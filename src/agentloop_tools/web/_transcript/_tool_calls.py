@@ -21,26 +21,12 @@ from agentloop_tools.web._transcript._fetch_format import DEFAULT_NAME as FETCH_
 from agentloop_tools.web._transcript._fetch_format import read_result
 from agentloop_tools.web._transcript._search_format import MARKER as SEARCH_MARKER
 from agentloop_tools.web._transcript._search_format import read_rendered
-from agentloop_tools.web._transcript._tool_codes import FETCH_CODES
+from agentloop_tools.web._transcript._tool_codes import FETCH_CODES, FETCH_REFUSALS
 from agentloop_tools.web._transcript._tool_results import SEARCH_ARGUMENTS
 
 type Tool = Literal["web_search", "web_fetch"]
 type Status = Literal["ok", "refused", "failed", "no-result"]
 
-# web_fetch refuses these before the page is requested: nothing of it was read.
-REFUSALS = frozenset(
-    {
-        "invalid-url",
-        "unsupported-scheme",
-        "userinfo-not-allowed",
-        "url-too-long",
-        "hostname-too-shallow",
-        "blocked-by-policy",
-        "blocked-address",
-        "disallowed-by-robots",
-        "invalid-start",
-    }
-)
 _ERROR = re.compile(r"(?:Error: )?\[([a-z][a-z0-9]*(?:-[a-z0-9]+)*)\] ")
 _WITHHELD = re.compile(r"(\d+) results? withheld by the domain policy")
 
@@ -167,7 +153,7 @@ def _read(
         status: Status = "no-result"
     elif not part.is_error:
         status = "ok"
-    elif tool == "web_fetch" and code in REFUSALS:
+    elif tool == "web_fetch" and code in FETCH_REFUSALS:
         status = "refused"
     else:
         status = "failed"

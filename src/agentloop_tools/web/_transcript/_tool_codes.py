@@ -40,3 +40,11 @@ FETCH_CODES = frozenset(
         "invalid-start",
     }
 )
+# web_fetch answers these before the page is requested: nothing of it was read.
+FETCH_REFUSALS = FETCH_CODES - {
+    "fetch-error",
+    "timeout",
+    "too-large",
+    "unsupported-content",
+    "no-text",
+}
