@@ -5,6 +5,11 @@ inside one is imported again by the next (over a second for the provider SDKs), 
 objects made by the first no longer match classes of the second. Importing them here
 keeps one copy. The core's tests also run without the testing extra (agentloop 0.4
 and 0.5, in .ci/lowest), so only what is installed is preloaded.
+
+Extension modules built with older PyO3 (nh3 0.2.14, the testing extra's floor) cannot
+be initialised twice in one process: imported again after a pytester run removed them,
+they raise ImportError, and the HTML report falls back to raw text. Preloaded here,
+they are never removed.
 """
 
 import importlib
@@ -20,6 +25,8 @@ HEAVY = (
     "pytest_recording.plugin",
     "vcr",
     "yaml",
+    "nh3",
+    "markdown_it",
     "agentloop_tools.cassettes",
     "agentloop_tools.pytest_plugin",
     "agentloop_tools.testing",

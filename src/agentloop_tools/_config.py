@@ -27,7 +27,7 @@ TABLE = "tool.agentloop-tools"
 TABLE_KEYS = ("allow", "block")
 INI_POLICY_KEYS = ("agentloop_allow_domains", "agentloop_block_domains")
 POLICY_FILE_KEY = "agentloop_policy_file"
-# pytest's configuration files, in the order it looks for them in each folder.
+# pytest's configuration files, in the order pytest 9 looks for them in each folder.
 CONFIG_NAMES = (
     "pytest.toml",
     ".pytest.toml",
@@ -39,6 +39,21 @@ CONFIG_NAMES = (
 )
 # Files pytest takes as its configuration even with no pytest section in them.
 _ALWAYS_CONFIG = frozenset({"pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini"})
+# Before pytest 9: no pytest.toml, and .pytest.ini counts only with a [pytest] section.
+_CONFIG_NAMES_8 = tuple(name for name in CONFIG_NAMES if not name.endswith("pytest.toml"))
+_ALWAYS_CONFIG_8 = frozenset({"pytest.ini"})
+
+
+def _rules() -> tuple[tuple[str, ...], frozenset[str]]:
+    """The file names and always-taken files of the pytest installed here (pytest 9's
+    when there is none: the command line does not need pytest)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        major = int(version("pytest").split(".", 1)[0])
+    except (PackageNotFoundError, ValueError):
+        return CONFIG_NAMES, _ALWAYS_CONFIG
+    return (CONFIG_NAMES, _ALWAYS_CONFIG) if major >= 9 else (_CONFIG_NAMES_8, _ALWAYS_CONFIG_8)
 
 
 def read_table(path: Path) -> dict[str, Any] | None:
@@ -273,11 +288,14 @@ def _entries(lines: list[str]) -> list[str]:
     return [entry.strip() for line in lines for entry in line.split(",") if entry.strip()]
 
 
-def pytest_settings(inifile: Path) -> dict[str, Any] | None:
+def pytest_settings(
+    inifile: Path, *, always: frozenset[str] = _ALWAYS_CONFIG
+) -> dict[str, Any] | None:
     """The raw settings of a pytest configuration file, or None if it has no pytest section.
 
     pyproject.toml: ``[tool.pytest.ini_options]`` (and pytest 9's ``[tool.pytest]``);
     pytest.toml: ``[pytest]``; setup.cfg: ``[tool:pytest]``; other ini files: ``[pytest]``.
+    ``always``: the files taken without a section (empty settings, not None).
     """
     if inifile.suffix == ".toml":
         data = _toml(inifile)
@@ -304,7 +322,7 @@ def pytest_settings(inifile: Path) -> dict[str, Any] | None:
         raise ConfigError(f"{inifile}: not an ini file ({error})") from None
     section = "tool:pytest" if inifile.name == "setup.cfg" else "pytest"
     if not parser.has_section(section):
-        return {} if inifile.name in _ALWAYS_CONFIG else None
+        return {} if inifile.name in always else None
     return dict(parser.items(section))
 
 
@@ -324,13 +342,14 @@ def locate_config(start: Path) -> tuple[Path | None, Path]:
     pytest table; else the first folder with a setup.py; else ``start``.
     """
     start = start.resolve()
+    names, always = _rules()
     fallback: Path | None = None
     for folder in (start, *start.parents):
-        for name in CONFIG_NAMES:
+        for name in names:
             path = folder / name
             if not path.is_file():
                 continue
-            if name in _ALWAYS_CONFIG or pytest_settings(path) is not None:
+            if name in always or pytest_settings(path, always=always) is not None:
                 return path, folder
             if name == "pyproject.toml" and fallback is None:
                 fallback = path

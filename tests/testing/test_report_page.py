@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import importlib
+import sys
+from types import ModuleType
+
 import pytest
 
-from agentloop_tools._report import _answer_html
 from agentloop_tools._report import _records as _report
 from agentloop_tools.web import DomainPolicy
 from tests.testing.client_agent import research
@@ -40,8 +43,28 @@ def test_the_rendered_answer_loads_and_runs_nothing() -> None:
 def test_without_the_renderer_the_raw_text_is_shown_and_the_page_says_why(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(_answer_html, "available", lambda: False)
+    monkeypatch.setitem(sys.modules, "nh3", None)  # what an absent package looks like
     page = _page()
     assert "class='answer rendered'" not in page
     assert "<div class='answer raw'" in page
     assert "Install the testing extra (markdown-it-py, nh3)" in page
+
+
+def test_a_renderer_that_will_not_load_is_named_with_its_reason(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # An extension built with an old PyO3 refuses a second initialisation in a process.
+    real = importlib.import_module
+
+    def refusing(name: str, package: str | None = None) -> ModuleType:
+        if name == "nh3":
+            raise ImportError("PyO3 modules may only be initialized once per interpreter")
+        return real(name, package)
+
+    monkeypatch.setattr(importlib, "import_module", refusing)
+    page = _page()
+    assert "class='answer rendered'" not in page
+    assert (
+        "Answers are shown as raw text: nh3 is installed but did not load (PyO3 modules may "
+        "only be initialized once per interpreter)."
+    ) in page

@@ -63,14 +63,24 @@ _TAGS = frozenset(
 )
 
 
-def available() -> bool:
-    """Whether the renderer and the sanitizer are installed."""
-    try:
-        import markdown_it  # noqa: F401
-        import nh3  # noqa: F401
-    except ImportError:
-        return False
-    return True
+def unavailable() -> str | None:
+    """Why answers cannot be rendered here, for the page to say; None when they can."""
+    import importlib
+
+    for name in ("markdown_it", "nh3"):
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError:
+            return (
+                "Install the testing extra (markdown-it-py, nh3) to see answers rendered "
+                "as markdown."
+            )
+        except ImportError as error:  # installed, but it would not load (a broken build)
+            reason = " ".join(str(error).split())[:200]
+            return (
+                f"Answers are shown as raw text: {name} is installed but did not load ({reason})."
+            )
+    return None
 
 
 @cache

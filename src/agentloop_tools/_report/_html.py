@@ -237,11 +237,9 @@ def _html_answer(turn: dict[str, Any], marks: list[_Mark]) -> str:
         f"<div class='answer raw' data-message='{turn['message_index']}'>"
         f"{_highlight(turn['text'], marks)}</div>"
     )
-    if not _answer_html.available():
-        return (
-            raw + "<p class='meta'>Install the testing extra (markdown-it-py, nh3) to see "
-            "answers rendered as markdown.</p>"
-        )
+    missing = _answer_html.unavailable()
+    if missing is not None:
+        return f"{raw}<p class='meta'>{_h(missing)}</p>"
     shown = _answer_html.render(visible(turn["text"], layout=True), turn.get("links", []))
     return (
         f"<div class='answer rendered' data-message='{turn['message_index']}'>{shown}</div>"
