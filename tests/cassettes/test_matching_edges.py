@@ -116,3 +116,17 @@ def test_a_long_body_diff_is_cut_and_says_how_much_was_left_out() -> None:
 def test_a_summary_of_a_body_that_is_not_json_names_the_method_and_url_only() -> None:
     assert summary(request("q=python")) == f"POST {MESSAGES}"
     assert summary(request(b"\xff\xfe not json")) == f"POST {MESSAGES}"
+
+
+def test_a_path_ending_in_a_star_makes_every_element_volatile_but_not_their_count() -> None:
+    # "tools.*" used to reach into the list and ignore nothing there.
+    matcher = BodyMatcher(("tools.*", "metadata.*"))
+    recorded = {"tools": [{"name": "a"}, {"name": "b"}], "metadata": {"run": 1}, "model": "m"}
+    matcher(request(recorded), request({**recorded, "tools": [{"name": "x"}, {"name": "y"}]}))
+    matcher(request(recorded), request({**recorded, "metadata": {"run": 2}}))
+    with pytest.raises(AssertionError, match="request bodies differ"):
+        matcher(request(recorded), request({**recorded, "tools": [{"name": "a"}]}))
+    with pytest.raises(AssertionError, match="request bodies differ"):
+        matcher(request(recorded), request({**recorded, "metadata": {"run": 1, "more": 2}}))
+    with pytest.raises(AssertionError, match="request bodies differ"):
+        matcher(request(recorded), request({**recorded, "model": "other"}))

@@ -23,7 +23,9 @@ class BodyMatcher:
 
     Args:
         volatile: field paths to ignore: ``"metadata"`` for a top-level key,
-            ``"messages.*.id"`` to reach into lists (``*`` is every element).
+            ``"messages.*.id"`` to reach into lists (``*`` is every element, or every
+            value of an object); ``"tools.*"`` ignores each element's content but
+            not how many there are.
     """
 
     __name__ = "agentloop_body"
@@ -72,12 +74,22 @@ class BodyMatcher:
         return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False).splitlines()
 
 
+# What a volatile value is compared as: its place (and a list's length) still counts.
+VOLATILE = "(volatile)"
+
+
 def _without(value: Any, path: tuple[str, ...]) -> Any:
     if not path:
         return value
     head, rest = path[0], path[1:]
     if head == "*" and isinstance(value, list):
+        if not rest:  # "tools.*": every element is volatile, not none of them
+            return [VOLATILE] * len(value)
         return [_without(item, rest) for item in value]
+    if head == "*" and isinstance(value, dict):
+        if not rest:
+            return dict.fromkeys(value, VOLATILE)
+        return {key: _without(item, rest) for key, item in value.items()}
     if isinstance(value, dict):
         if not rest:
             return {key: item for key, item in value.items() if key != head}
