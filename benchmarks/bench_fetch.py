@@ -19,7 +19,7 @@ import httpx
 
 from agentloop_tools.web import DomainPolicy
 from agentloop_tools.web._fetch._extract import extract_html
-from agentloop_tools.web._fetch._fetcher import Fetcher
+from agentloop_tools.web._fetch._tool import build_fetcher
 
 WORDS = [
     "the",
@@ -112,8 +112,10 @@ def main() -> None:
             lambda request: httpx.Response(200, headers={"content-type": "text/html"}, text=page)
         )
     )
-    fetcher = Fetcher(
+    fetcher = build_fetcher(
         policy=DomainPolicy.allow(["coastal.example", "python.org"]),
+        name="web_fetch",
+        via=None,
         max_chars=100_000,
         max_bytes=5_000_000,
         timeout=15.0,

@@ -12,7 +12,7 @@ from agentloop import ToolError
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from agentloop_tools.web._fetch._fetcher import Fetcher
+from agentloop_tools.web._fetch._tool import build_fetcher
 
 REFUSED_V4 = [
     *("127.0.0.1", "10.0.0.1", "169.254.169.254", "100.100.100.200", "0.0.0.0"),
@@ -154,10 +154,10 @@ def test_no_url_passes_the_checks_and_connects_to_a_refused_address(
         looked_up.append(host)
         return answer
 
-    fetcher = Fetcher(
-        policy=None, max_chars=1000, max_bytes=10_000, timeout=2.0, cache_ttl=0,
-        respect_robots=False, user_agent="test", allow_private_networks=False,
-        http_client=None, resolver=resolver,
+    fetcher = build_fetcher(
+        policy=None, name="web_fetch", max_chars=1000, max_bytes=10_000, timeout=2.0,
+        cache_ttl=0, respect_robots=False, user_agent="test", allow_private_networks=False,
+        http_client=None, via=None, resolver=resolver,
     )  # fmt: skip
     connects.clear()
     with pytest.raises(ToolError) as refused:
@@ -174,10 +174,10 @@ def test_no_url_passes_the_checks_and_connects_to_a_refused_address(
 def test_the_property_is_not_vacuous_a_public_name_connects_to_its_checked_address(
     connects: list[str],
 ) -> None:
-    fetcher = Fetcher(
-        policy=None, max_chars=1000, max_bytes=10_000, timeout=2.0, cache_ttl=0,
-        respect_robots=False, user_agent="test", allow_private_networks=False,
-        http_client=None, resolver=lambda host: ["2606:2800:220:1::1", "93.184.215.14"],
+    fetcher = build_fetcher(
+        policy=None, name="web_fetch", max_chars=1000, max_bytes=10_000, timeout=2.0,
+        cache_ttl=0, respect_robots=False, user_agent="test", allow_private_networks=False,
+        http_client=None, via=None, resolver=lambda host: ["2606:2800:220:1::1", "93.184.215.14"],
     )  # fmt: skip
     with pytest.raises(ToolError, match=r"^\[fetch-error\] https://site\.example/ could not be"):
         fetcher.fetch("https://site.example/")
@@ -198,10 +198,11 @@ def test_the_property_is_not_vacuous_a_public_name_connects_to_its_checked_addre
     )
 )
 def test_any_text_is_a_soft_error_or_a_public_connection(url: str, connects: list[str]) -> None:
-    fetcher = Fetcher(
-        policy=None, max_chars=1000, max_bytes=10_000, timeout=2.0, cache_ttl=0,
-        respect_robots=False, user_agent="test", allow_private_networks=False,
-        http_client=None, resolver=lambda host: ["127.0.0.1"] if "7" in host else ["8.8.8.8"],
+    fetcher = build_fetcher(
+        policy=None, name="web_fetch", max_chars=1000, max_bytes=10_000, timeout=2.0,
+        cache_ttl=0, respect_robots=False, user_agent="test", allow_private_networks=False,
+        http_client=None, via=None,
+        resolver=lambda host: ["127.0.0.1"] if "7" in host else ["8.8.8.8"],
     )  # fmt: skip
     connects.clear()
     with pytest.raises(ToolError) as refused:

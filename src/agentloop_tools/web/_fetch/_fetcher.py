@@ -22,17 +22,13 @@ from agentloop_tools.web._fetch._settings import (
     FetchSettings,
     Page,
     Requested,
-    Resolver,
     start_offset,
 )
 from agentloop_tools.web._fetch._url_check import check_url
 from agentloop_tools.web._fetch._via import read_via
-from agentloop_tools.web._policy._policy import DomainPolicy, robots_policy
 from agentloop_tools.web._transcript._fetch_format import header, requested_trailer
 
 if TYPE_CHECKING:
-    import httpx
-
     from agentloop_tools.web._search._backends_api import PageApi
 
 logger = logging.getLogger("agentloop_tools.web.fetch")
@@ -44,38 +40,13 @@ class Fetcher:
     """The engine behind one web_fetch tool (its caches live as long as the tool)."""
 
     def __init__(
-        self,
-        *,
-        policy: DomainPolicy | None,
-        max_chars: int,
-        max_bytes: int,
-        timeout: float,
-        cache_ttl: float,
-        respect_robots: bool,
-        user_agent: str,
-        allow_private_networks: bool,
-        http_client: httpx.Client | None,
-        resolver: Resolver | None,
-        name: str = "web_fetch",
-        via: PageApi | None = None,
+        self, settings: FetchSettings, *, cache_ttl: float, via: PageApi | None = None
     ) -> None:
         self._via = via
         # The cache is namespaced per way of reading: a page read through one API
         # is never served as another's (or as a direct read).
         self._namespace = f"via:{via.name}" if via is not None else "direct"
-        self._settings = FetchSettings(
-            policy=policy,
-            robots_policy=robots_policy(policy) if policy is not None else None,
-            max_chars=max_chars,
-            max_bytes=max_bytes,
-            timeout=timeout,
-            respect_robots=respect_robots,
-            user_agent=user_agent,
-            allow_private=allow_private_networks,
-            client=http_client,
-            resolver=resolver,
-            name=name,
-        )
+        self._settings = settings
         self._direct = DirectReader(self._settings)
         self._lock = threading.Lock()
         self._pages: TTLCache[tuple[str, str, int], Page] | None = (

@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING, Any
 from agentloop import ToolSpec, tool
 
 from agentloop_tools import __version__
-from agentloop_tools.web._fetch._settings import Resolver
+from agentloop_tools.web._fetch._settings import FetchSettings, Resolver
 from agentloop_tools.web._fetch._via import page_api
-from agentloop_tools.web._policy._policy import DomainPolicy
+from agentloop_tools.web._policy._policy import DomainPolicy, robots_policy
 from agentloop_tools.web._search._describe import fetch_description
 from agentloop_tools.web._tool_options import non_negative_seconds, positive_int, positive_seconds
 
@@ -174,17 +174,20 @@ def build_fetcher(
     from agentloop_tools.web._fetch._fetcher import Fetcher
 
     return Fetcher(
-        policy=policy,
-        max_chars=positive_int(max_chars, "max_chars"),
-        max_bytes=positive_int(max_bytes, "max_bytes"),
-        timeout=positive_seconds(timeout, "timeout"),
+        FetchSettings(
+            policy=policy,
+            robots_policy=robots_policy(policy) if policy is not None else None,
+            max_chars=positive_int(max_chars, "max_chars"),
+            max_bytes=positive_int(max_bytes, "max_bytes"),
+            timeout=positive_seconds(timeout, "timeout"),
+            respect_robots=respect_robots,
+            user_agent=user_agent,
+            allow_private=allow_private_networks,
+            client=http_client,
+            resolver=resolver,
+            name=name,
+        ),
         cache_ttl=non_negative_seconds(cache_ttl, "cache_ttl"),
-        respect_robots=respect_robots,
-        user_agent=user_agent,
-        allow_private_networks=allow_private_networks,
-        http_client=http_client,
-        resolver=resolver,
-        name=name,
         via=api,
     )
 
