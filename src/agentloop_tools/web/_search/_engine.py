@@ -103,38 +103,35 @@ class Spacer:
         return slot - now
 
 
+@dataclass(frozen=True, slots=True)
+class SearchSettings:
+    """One tool's options, checked (``build_engine``), as the engine reads them."""
+
+    policy: DomainPolicy | None
+    name: str
+    max_results: int
+    attempts: int
+    backoff_cap: float
+    deadline: float
+    max_bytes: int
+    on_fatal: OnFatal
+    as_of: date | None = None
+    undated: Undated = "drop"
+    exact_as_of: bool = False
+
+
 class SearchEngine:
     def __init__(
         self,
         backend: SearchBackend,
+        settings: SearchSettings,
         *,
-        policy: DomainPolicy | None,
-        name: str,
-        max_results: int,
-        attempts: int,
-        backoff_cap: float,
-        deadline: float,
-        max_bytes: int,
         http_client: httpx.Client | None,
-        on_fatal: OnFatal,
         sleep: Callable[[float], None],
         clock: Callable[[], float],
-        as_of: date | None = None,
-        undated: Undated = "drop",
-        exact_as_of: bool = False,
     ) -> None:
         self.backend = backend
-        self.as_of = as_of
-        self.undated: Undated = undated
-        self.exact_as_of = exact_as_of
-        self.policy = policy
-        self.name = name
-        self.max_results = max_results
-        self.attempts = attempts
-        self.backoff_cap = backoff_cap
-        self.deadline = deadline
-        self.max_bytes = max_bytes
-        self.on_fatal = on_fatal
+        self.settings = settings
         self._client = http_client
         self._client_lock = threading.Lock()
         self._sleep = sleep
@@ -151,12 +148,12 @@ class SearchEngine:
         from tenacity import Retrying, retry_if_result, stop_after_attempt
         from tenacity.wait import wait_random_exponential
 
-        self._jitter = wait_random_exponential(multiplier=1, max=backoff_cap)
+        self._jitter = wait_random_exponential(multiplier=1, max=settings.backoff_cap)
         # One Retrying for every call: tenacity keeps each call's state apart (its
         # statistics are thread-local), and building it costs more than the search's
         # own work.
         self._retrying = Retrying(
-            stop=stop_after_attempt(attempts),
+            stop=stop_after_attempt(settings.attempts),
             wait=self._wait,
             retry=retry_if_result(self._should_retry),
             sleep=self._sleep,
@@ -171,8 +168,8 @@ class SearchEngine:
         answer = self.answer(query, count, allowed, blocked)
         if isinstance(answer, Answer):
             return answer.text
-        if answer.code in FATAL_CODES and self.on_fatal == "raise":
-            raise answer.fatal(self.name)
+        if answer.code in FATAL_CODES and self.settings.on_fatal == "raise":
+            raise answer.fatal(self.settings.name)
         raise answer.tool_error()
 
     def answer(
@@ -193,11 +190,12 @@ class SearchEngine:
         # Control characters become spaces, runs of whitespace one space.
         text = " ".join(_CONTROL.sub(" ", query).split()) if isinstance(query, str) else ""
         if len(text) < MIN_QUERY_CHARS:
+            name = self.settings.name
             return ToolFailure(
                 "missing-query",
-                f"{self.name} needs a query of at least {MIN_QUERY_CHARS} characters, got {query!r}"
+                f"{name} needs a query of at least {MIN_QUERY_CHARS} characters, got {query!r}"
                 if isinstance(query, str)
-                else f"{self.name} needs the query as a string, got {type(query).__name__}",
+                else f"{name} needs the query as a string, got {type(query).__name__}",
                 "call it again with the words to search for",
             )
         limit = min(self._max_query or MAX_QUERY_CHARS, MAX_QUERY_CHARS)
@@ -208,18 +206,18 @@ class SearchEngine:
                 "shorten the query to a few key words and drop search operators",
             )
         wanted = self._count(count)
-        narrowed = narrowing(allowed, blocked, self.as_of)
+        narrowed = narrowing(allowed, blocked, self.settings.as_of)
         if isinstance(narrowed, ToolFailure):
             return narrowed
         if (
             narrowed.options.allowed_domains is not None
-            and allowed_hosts(self.policy, narrowed.options) == []
+            and allowed_hosts(self.settings.policy, narrowed.options) == []
         ):
             # Nothing the model named is inside the tool's allowlist: no request.
             return Answer(
                 render_results(
                     [],
-                    policy=self.policy,
+                    policy=self.settings.policy,
                     narrowed=narrowed.describe(),
                     hint="None of the allowed_domains given is permitted by the domain "
                     "policy; search again without them or with permitted sites.",
@@ -229,9 +227,9 @@ class SearchEngine:
         try:
             build = getattr(self.backend, "build_search_request", None)
             if callable(build):
-                request = build(text, wanted, self.policy, narrowed.options)
+                request = build(text, wanted, self.settings.policy, narrowed.options)
             else:
-                request = self.backend.build_request(text, wanted, self.policy)
+                request = self.backend.build_request(text, wanted, self.settings.policy)
         except Exception as exc:  # a user's backend: report it, never a traceback to the model
             logger.exception("search backend %s could not build a request", self.backend.name)
             return ToolFailure(
@@ -245,19 +243,19 @@ class SearchEngine:
 
     def _count(self, count: object) -> int:
         if count is None or isinstance(count, bool):
-            return self.max_results
+            return self.settings.max_results
         if isinstance(count, float) and count.is_integer():
             count = int(count)
         if not isinstance(count, int):
-            return self.max_results
+            return self.settings.max_results
         return min(max(count, 1), MAX_COUNT)
 
     def _send(self, request: httpx.Request) -> tuple[Outcome, int]:
         """The last attempt's outcome, and how many attempts were made."""
         outcome: Outcome = self._retrying(self._attempt, self._http(), request)
         # tenacity keeps statistics per thread, so this is this call's count.
-        made = self._retrying.statistics.get("attempt_number", self.attempts)
-        return outcome, made if isinstance(made, int) else self.attempts
+        made = self._retrying.statistics.get("attempt_number", self.settings.attempts)
+        return outcome, made if isinstance(made, int) else self.settings.attempts
 
     def _attempt(self, client: httpx.Client, request: httpx.Request) -> Outcome:
         import httpx
@@ -270,18 +268,18 @@ class SearchEngine:
             if delay > 0:
                 self._sleep(delay)
         # The real clock, not ``clock``: the deadline bounds the wait on a server.
-        ends = _monotonic() + self.deadline
+        ends = _monotonic() + self.settings.deadline
         request.extensions["timeout"] = {
-            "connect": min(CONNECT_TIMEOUT_SECONDS, self.deadline),
-            "read": self.deadline,
-            "write": self.deadline,
-            "pool": self.deadline,
+            "connect": min(CONNECT_TIMEOUT_SECONDS, self.settings.deadline),
+            "read": self.settings.deadline,
+            "write": self.settings.deadline,
+            "pool": self.settings.deadline,
         }
         _search_http.start_attempt(ends)
         try:
             streamed = client.send(request, stream=True, follow_redirects=False)
             try:
-                body = _search_http.read_body(streamed, self.max_bytes, ends)
+                body = _search_http.read_body(streamed, self.settings.max_bytes, ends)
             finally:
                 streamed.close()
         except (ResponseTooLarge, httpx.InvalidURL) as exc:
@@ -319,7 +317,7 @@ class SearchEngine:
         if isinstance(outcome, Outcome) and outcome.response is not None:
             after = retry_after(outcome.response.headers.get("retry-after"))
             if after is not None:
-                return min(after, self.backoff_cap)
+                return min(after, self.settings.backoff_cap)
         return float(self._jitter(state))
 
     def _classify(self, response: httpx.Response) -> str | None:
@@ -342,7 +340,8 @@ class SearchEngine:
         if isinstance(outcome.error, ResponseTooLarge):
             return ToolFailure(
                 "search-failed",
-                f"{backend} sent {outcome.error} (max_bytes={self.max_bytes:,}); it was not read",
+                f"{backend} sent {outcome.error} (max_bytes={self.settings.max_bytes:,}); "
+                "it was not read",
                 STOP,
             )
         if outcome.response is None:
@@ -383,12 +382,14 @@ class SearchEngine:
         filtered = filter_hits(
             hits,
             wanted,
-            self.policy,
+            self.settings.policy,
             narrowing=narrowed.policy,
-            as_of=self.as_of,
-            undated=self.undated,
+            as_of=self.settings.as_of,
+            undated=self.settings.undated,
         )
-        text = render_filtered(filtered, self.policy, narrowed, self.as_of, scrub=self._scrub)
+        text = render_filtered(
+            filtered, self.settings.policy, narrowed, self.settings.as_of, scrub=self._scrub
+        )
         return Answer(text, filtered.shown)
 
     def _failure(self, code: str, status: int, response: httpx.Response, made: int) -> ToolFailure:

@@ -26,6 +26,7 @@ from agentloop_tools.web._search._engine import (
     MAX_COUNT,
     OnFatal,
     SearchEngine,
+    SearchSettings,
 )
 from agentloop_tools.web._search._options import Undated, check_undated, parse_as_of
 from agentloop_tools.web._tool_options import number_in, whole_in
@@ -156,8 +157,8 @@ def web_search(
     description = search_description(
         policy=policy,
         fetch_tool=fetch_name,
-        as_of=engine.as_of,
-        exact_as_of=engine.exact_as_of,
+        as_of=engine.settings.as_of,
+        exact_as_of=engine.settings.exact_as_of,
     )
 
     # query defaults to None so a call without it gets our missing-query error.
@@ -217,20 +218,22 @@ def build_engine(
         _warn_not_exact(caller, point, backend.name)
     return SearchEngine(
         backend,
-        policy=policy,
-        name=name,
-        max_results=max_results,
-        attempts=attempts,
-        backoff_cap=float(backoff_cap),
-        deadline=float(deadline),
-        max_bytes=max_bytes,
+        SearchSettings(
+            policy=policy,
+            name=name,
+            max_results=max_results,
+            attempts=attempts,
+            backoff_cap=float(backoff_cap),
+            deadline=float(deadline),
+            max_bytes=max_bytes,
+            on_fatal=on_fatal,
+            as_of=point,
+            undated=kept,
+            exact_as_of=exact,
+        ),
         http_client=http_client,
-        on_fatal=on_fatal,
         sleep=sleep if sleep is not None else _default_sleep,
         clock=clock or _monotonic,
-        as_of=point,
-        undated=kept,
-        exact_as_of=exact,
     )
 
 
