@@ -27,7 +27,7 @@ _ATTRIBUTES = ("hostname", "pathname", "host_type")
 _STRIP = "".join(chr(c) for c in range(0x21))
 # A dot written so that no reader links it ("example[.]com"); people re-fang it by eye.
 DEFANGED_DOT = re.compile(r"\[\.\]|\(\.\)|\{\.\}|\[dot\]|\(dot\)", re.IGNORECASE)
-# The longest URL we read as one: browsers and search APIs agree on 2,048 characters.
+# The longest URL web_fetch takes, search results show and the text reader reads as one.
 MAX_URL_LENGTH = 2048
 _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
