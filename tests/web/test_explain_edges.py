@@ -208,3 +208,7 @@ def test_a_link_only_the_decoded_text_shows_is_an_item_of_its_own() -> None:
     )
     assert text[8:41] == item.subject
     assert "1 link(s) and mention(s) found, 1 refused." in str(explanation)
+    # Its reading is of the link a reader follows, not of the references as written.
+    assert [(r.name, r.text, r.host, r.rule, r.permitted) for r in item.readings] == [
+        ("decoded", "https://evil.com/", "evil.com", "evil.com", False)
+    ]

@@ -371,7 +371,7 @@ def _explain_decoded(
             Explanation(
                 subject=violation.url,
                 permitted=False,
-                readings=tuple(_readings(policy, violation.url, "decoded", 0)),
+                readings=tuple(_readings(policy, _decoded(violation.url), "decoded", 0)),
                 verdict=violation.verdict,
                 kind="url",
                 policy=repr(policy),
@@ -380,6 +380,15 @@ def _explain_decoded(
             )
         )
     return extra
+
+
+def _decoded(written: str) -> str:
+    """The link a reader follows for one the audit found only in the decoded text: its
+    references decoded as a browser decodes an attribute, else as CommonMark does."""
+    from agentloop_tools.web._text._markup import decode
+
+    decoded = decode(written, commonmark=False) or decode(written, commonmark=True)
+    return decoded.text if decoded is not None else written
 
 
 def _overlaps(one: tuple[int, int], other: tuple[int, int]) -> bool:
