@@ -78,7 +78,8 @@ def test_a_host_behind_a_second_userinfo_is_a_reading_of_its_own() -> None:
     browser, other = explanation.readings
     assert (browser.host, browser.permitted) == ("python.org", False)
     assert (other.host, other.rule, other.permitted) == ("evil.com", "evil.com", False)
-    assert other.note == "another host the same request can reach"
+    # httpx's reading, named as such (it was "other reading" for a scheme-relative URL).
+    assert (other.name, other.note) == ("RFC 3986", "the host urllib, httpx and requests read")
 
 
 def test_a_path_that_decodes_past_an_allowed_path_rule_is_shown_decoded() -> None:
@@ -212,3 +213,15 @@ def test_a_link_only_the_decoded_text_shows_is_an_item_of_its_own() -> None:
     assert [(r.name, r.text, r.host, r.rule, r.permitted) for r in item.readings] == [
         ("decoded", "https://evil.com/", "evil.com", "evil.com", False)
     ]
+
+
+def test_the_notes_say_what_decided_under_each_mode() -> None:
+    docs = DomainPolicy.allow(["python.org/docs"])
+    [reading] = docs.explain("https://python.org/x").readings
+    assert reading.note == "an allow rule names this host, but not this path"
+    [reading] = docs.explain("https://evil.com/").readings
+    assert reading.note == "no allow rule names this host"
+    # A blocklist judges every host a client reads; no allowlist is in play.
+    browser, rfc = BLOCK.explain("//a@evil.com@python.org/").readings
+    assert browser.note.startswith("other clients read another host: each is judged")
+    assert (rfc.name, rfc.host, rfc.permitted) == ("RFC 3986", "evil.com", False)

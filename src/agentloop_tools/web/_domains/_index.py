@@ -85,6 +85,10 @@ class RuleIndex:
         """The whole-host rule covering a plain domain name, or None (no path rules exist)."""
         return self._find(host, False, "/", admitting=False)
 
+    def path_rule_hosts(self) -> list[str]:
+        """The hosts (and IPs) that have path rules, as the rules were parsed."""
+        return [*self._domains.paths, *self._ips.paths]
+
     def domain_hosts(self) -> list[str]:
         """The hosts the domain-name rules are filed under (whole-host and path rules)."""
         return [*self._domains.whole, *self._domains.paths]

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from agentloop_tools.web._domains._url import (
     Location,
+    as_url,
     locate,
     look_alikes,
     nested_urls,
@@ -204,17 +205,9 @@ def _readings(policy: DomainPolicy, url: str, name: str, depth: int) -> list[Rea
     out: list[Reading] = []
     rule = _rule_for(policy, location)
     permitted = (rule is not None) if allow else (rule is None)
-    notes = []
-    if not location.valid:
-        notes.append("a browser refuses this URL; the host is a best-effort reading")
-    if not location.agreed:
-        notes.append("other clients read another host: an allowlist admits neither")
-    if allow and rule is None and location.valid and location.agreed:
-        notes.append("no allow rule names this host")
-    if not allow and rule is not None and _own_rule(policy, location) is None:
-        notes.append("another reading of the same request is blocked")
-    out.append(Reading(name, url, location.host, rule, permitted, "; ".join(notes)))
-    rfc = set(rfc3986_hosts(url)) if ("@" in url or "\\" in url) else set()
+    out.append(Reading(name, url, location.host, rule, permitted, _notes(policy, location, rule)))
+    # As locate() reads them: a scheme-relative or bare URL is an http one to RFC 3986 too.
+    rfc = set(rfc3986_hosts(as_url(url) or url)) if ("@" in url or "\\" in url) else set()
     alikes = set(look_alikes(location.host))
     for other in location.also_served_as:
         if other in alikes:
@@ -380,6 +373,36 @@ def _explain_decoded(
             )
         )
     return extra
+
+
+def _notes(policy: DomainPolicy, location: Location, rule: str | None) -> str:
+    """Why the browser's reading got its verdict, in words."""
+    allow = policy.mode == "allow"
+    notes = []
+    if not location.valid:
+        notes.append("a browser refuses this URL; the host is a best-effort reading")
+    if not location.agreed:
+        notes.append(
+            "other clients read another host: an allowlist admits neither"
+            if allow
+            else "other clients read another host: each is judged"
+        )
+    if allow and rule is None and location.valid and location.agreed:
+        notes.append(
+            "an allow rule names this host, but not this path"
+            if _names_host(policy, location.host)
+            else "no allow rule names this host"
+        )
+    if not allow and rule is not None and _own_rule(policy, location) is None:
+        notes.append("another reading of the same request is blocked")
+    return "; ".join(notes)
+
+
+def _names_host(policy: DomainPolicy, host: str) -> bool:
+    """Whether a path rule of the allowlist is for ``host`` (or a domain above it)."""
+    return any(
+        host == ruled or host.endswith("." + ruled) for ruled in policy._index.path_rule_hosts()
+    )
 
 
 def _decoded(written: str) -> str:
