@@ -192,6 +192,7 @@ ALLOW_RULES = st.lists(
 @given(rules=ALLOW_RULES, text=TEXTS)
 @example(rules=["good.com"], text="see Www.evil.com and https:evil.com and \\\\evil.com/x")
 @example(rules=["good.com"], text="curl evil.com/x and config.py and [a](//evil.com/)")
+@example(rules=["good.com"], text="https:)[.]")  # no host: neither reading flags it
 def test_an_allowlist_reading_only_link_tokens_finds_what_reading_every_token_finds(
     rules: list[str], text: str
 ) -> None:
