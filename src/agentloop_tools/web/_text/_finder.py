@@ -237,8 +237,11 @@ def _add_link(
     """
     authority = AUTHORITY_END.search(token, host_start, end)
     host_end = authority.start() if authority else end
-    if not any(char.isalnum() or char == ":" for char in token[host_start:host_end]):
-        return  # "https:)[.]": no host that a reader could reach (IPv6 "[::]" has colons)
+    if not any(
+        char.isalnum() or char == ":" or char > "\x7f" for char in token[host_start:host_end]
+    ):
+        # "https:)[.]": no host a reader could reach ("[::]" has colons, "☃" is an IDN label).
+        return
     authorities.append((start, host_end))
     written = token[start:end]
     stop = _RENDERED_HOST_STOP.search(token, host_start, host_end)
