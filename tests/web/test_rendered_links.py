@@ -199,6 +199,7 @@ def answers(draw: st.DrawFn) -> str:
 @example(answer='<a href="/\\evil.com/y">x</a>')
 @example(answer="Www.Evil.com/x")
 @example(answer='<a href="//good\\.example.com">x</a>')  # host "good" to a browser
+@example(answer="[docs](https\\://&#101vil.com)")  # host "&": "&#101" has no ";"
 def test_every_link_a_renderer_makes_is_judged(answer: str) -> None:
     gfm = [host for link in gfm_links(answer) if (host := host_of(link)) is not None]
     refused = [host for host in gfm if not _under(host, "good.example.com")]

@@ -29,6 +29,8 @@ ANCHOR_ANY = re.compile(
     r"|\[(?:\.|dot)\]|\((?:\.|dot)\)|\{\.\})" + _ANCHOR_TAIL,
     re.IGNORECASE,
 )
+# What cannot follow the colon or slash a link starts at (the anchors' lookahead).
+_NOT_AFTER_COLON = frozenset("<>\"`.,;:!?'*_~)]")
 # Where a link can be: what _link_starts looks for ("scheme:", "//", "\\", "www.").
 _LINK_ANCHOR = re.compile(r"(?:[:/\\]|(?i:www)\.)(?=[^\s<>\"`.,;:!?'*_~)\]])" + _ANCHOR_TAIL)
 _DEFANGED_ANYWHERE = re.compile(r"[\[({](?:\.|dot)[\])}]", re.IGNORECASE)
@@ -237,11 +239,6 @@ def _add_link(
     """
     authority = AUTHORITY_END.search(token, host_start, end)
     host_end = authority.start() if authority else end
-    if not any(
-        char.isalnum() or char == ":" or char > "\x7f" for char in token[host_start:host_end]
-    ):
-        # "https:)[.]": no host a reader could reach ("[::]" has colons, "☃" is an IDN label).
-        return
     authorities.append((start, host_end))
     written = token[start:end]
     stop = _RENDERED_HOST_STOP.search(token, host_start, host_end)
@@ -341,7 +338,8 @@ def _link_starts(token: str) -> list[tuple[int, int]]:
         if scheme in _LINK_SCHEMES:
             while after < length and token[after] in "/\\":
                 after += 1
-            if after < length:
+            # "https:)" starts no link: what link_tokens' anchor refuses after a colon.
+            if after < length and (after > colon + 1 or token[after] not in _NOT_AFTER_COLON):
                 starts.append((begin, after))
         elif scheme and token.startswith("//", after) and token[after + 2 : after + 3] not in "/":
             starts.append((begin, after + 2))
