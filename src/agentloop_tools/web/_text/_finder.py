@@ -22,17 +22,22 @@ from agentloop_tools.web._domains._url import AUTHORITY_END, DEFANGED_DOT
 # anchors in the same token cost nothing. Text without defanged dots (the common
 # case) takes a pattern of one character class, ASCII text the cheapest.
 _ANCHOR_TAIL = r"[^\s<>\"`]*"
-_ANCHOR_PLAIN = re.compile(r"[.:/\\](?=[^\s<>\"`.,;:!?'*_~)\]])" + _ANCHOR_TAIL)
-_ANCHOR_WIDE = re.compile(r"[.\uff0e\u3002\uff61:/\\](?=[^\s<>\"`.,;:!?'*_~)\]])" + _ANCHOR_TAIL)
+# What cannot follow an anchor's dot, colon or slash: punctuation that ends a sentence
+# or closes a bracket. One set for the anchors and for _link_starts' "https:)".
+_NOT_AFTER_ANCHOR = "<>\"`.,;:!?'*_~)]"
+_CONTINUES = r"(?=[^\s" + re.escape(_NOT_AFTER_ANCHOR) + "])"
+_NOT_AFTER_COLON = frozenset(_NOT_AFTER_ANCHOR)
+_ANCHOR_PLAIN = re.compile(r"[.:/\\]" + _CONTINUES + _ANCHOR_TAIL)
+_ANCHOR_WIDE = re.compile(r"[.\uff0e\u3002\uff61:/\\]" + _CONTINUES + _ANCHOR_TAIL)
 ANCHOR_ANY = re.compile(
-    r"(?:[.\uff0e\u3002\uff61:/\\](?=[^\s<>\"`.,;:!?'*_~)\]])"
-    r"|\[(?:\.|dot)\]|\((?:\.|dot)\)|\{\.\})" + _ANCHOR_TAIL,
+    r"(?:[.\uff0e\u3002\uff61:/\\]"
+    + _CONTINUES
+    + r"|\[(?:\.|dot)\]|\((?:\.|dot)\)|\{\.\})"
+    + _ANCHOR_TAIL,
     re.IGNORECASE,
 )
-# What cannot follow the colon or slash a link starts at (the anchors' lookahead).
-_NOT_AFTER_COLON = frozenset("<>\"`.,;:!?'*_~)]")
 # Where a link can be: what _link_starts looks for ("scheme:", "//", "\\", "www.").
-_LINK_ANCHOR = re.compile(r"(?:[:/\\]|(?i:www)\.)(?=[^\s<>\"`.,;:!?'*_~)\]])" + _ANCHOR_TAIL)
+_LINK_ANCHOR = re.compile(r"(?:[:/\\]|(?i:www)\.)" + _CONTINUES + _ANCHOR_TAIL)
 _DEFANGED_ANYWHERE = re.compile(r"[\[({](?:\.|dot)[\])}]", re.IGNORECASE)
 
 # Where links start inside a token: a scheme (special schemes may omit "//", as
