@@ -14,32 +14,18 @@ import ast
 import json
 
 import yaml
-from agentloop import Transcript
-from agentloop.transcript import TextPart
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentloop_tools.web import DomainPolicy
-from tests.web.test_rendered_links import host_of
+from tests.web.test_rendered_links import audit, host_of, under
 
 ALLOW = DomainPolicy.allow(["good.example.com", "xn--mnchen-3ya.de"])
 BLOCK = DomainPolicy.block(["evil.com"])
 
 
-def audit(policy: DomainPolicy, answer: str) -> list[str]:
-    transcript = Transcript()
-    transcript.add_user_message("question")
-    transcript.add_assistant_message([TextPart(text=answer)])
-    return [violation.url for violation in policy.audit(transcript)]
-
-
-def _under(host: str, domain: str) -> bool:
-    host = host.removeprefix("www.")
-    return host == domain or host.endswith("." + domain)
-
-
 def admitted(host: str) -> bool:
-    return _under(host, "good.example.com") or host == "xn--mnchen-3ya.de"
+    return under(host, "good.example.com") or host == "xn--mnchen-3ya.de"
 
 
 URLS = st.sampled_from(
@@ -98,7 +84,7 @@ def check(answer: str, decoded: str) -> None:
     host = host_of(decoded)
     if host is None:
         return
-    if _under(host, "evil.com"):
+    if under(host, "evil.com"):
         assert audit(BLOCK, answer), f"blocklist missed {decoded!r} in {answer!r}"
     if not admitted(host):
         assert audit(ALLOW, answer), f"allowlist missed {decoded!r} in {answer!r}"

@@ -100,7 +100,7 @@ def audit(policy: DomainPolicy, answer: str) -> list[str]:
     return [violation.url for violation in policy.audit(transcript)]
 
 
-def _under(host: str, domain: str) -> bool:
+def under(host: str, domain: str) -> bool:
     host = host.removeprefix("www.")
     return host == domain or host.endswith("." + domain)
 
@@ -202,11 +202,11 @@ def answers(draw: st.DrawFn) -> str:
 @example(answer="[docs](https\\://&#101vil.com)")  # host "&": "&#101" has no ";"
 def test_every_link_a_renderer_makes_is_judged(answer: str) -> None:
     gfm = [host for link in gfm_links(answer) if (host := host_of(link)) is not None]
-    refused = [host for host in gfm if not _under(host, "good.example.com")]
+    refused = [host for host in gfm if not under(host, "good.example.com")]
     if refused:
         assert audit(ALLOW, answer), f"allowlist missed {refused} in {answer!r}"
     hosts = [host for link in rendered_links(answer) if (host := host_of(link)) is not None]
-    blocked = [host for host in hosts if _under(host, "evil.com")]
+    blocked = [host for host in hosts if under(host, "evil.com")]
     if blocked:
         assert audit(BLOCK, answer), f"blocklist missed {blocked} in {answer!r}"
 
@@ -233,7 +233,7 @@ def test_compact_tables_of_allowed_links_raise_no_alarm(rows: list[list[str]], o
     lines = [f"{edge}Name|Link{edge}", f"{edge}---|---{edge}"]
     lines += [edge + "|".join(row) + edge for row in rows]
     answer = "\n".join(lines)
-    assert all(_under(host_of(link) or "good.example.com", "good.example.com")
+    assert all(under(host_of(link) or "good.example.com", "good.example.com")
                for link in rendered_links(answer))  # fmt: skip
     assert audit(ALLOW, answer) == []
 
@@ -280,5 +280,5 @@ ORDINARY_ALLOW = DomainPolicy.allow(["good.example.com", "xn--mnchen-3ya.de"])
 def test_an_ordinary_answer_raises_no_alarm_on_an_allowlist(pieces: list[str], glue: str) -> None:
     answer = glue.join(pieces)
     hosts = [host for link in gfm_links(answer) if (host := host_of(link)) is not None]
-    assert all(_under(host, "good.example.com") or host == "xn--mnchen-3ya.de" for host in hosts)
+    assert all(under(host, "good.example.com") or host == "xn--mnchen-3ya.de" for host in hosts)
     assert audit(ORDINARY_ALLOW, answer) == []
