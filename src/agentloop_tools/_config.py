@@ -264,7 +264,7 @@ def project_policy(
         found.append((policy_file(path), f"{named} ({POLICY_FILE_KEY})", path, "policy-file"))
         read.append(path)
     pyproject = pyproject_for(inifile, rootdir)
-    if pyproject.is_file():
+    if pyproject.is_file() and mentions_us(pyproject):
         if pyproject not in read:
             read.append(pyproject)
         table = read_table(pyproject)
@@ -370,10 +370,25 @@ def policy_at(start: Path) -> ProjectPolicy:
     return project_policy(inifile, rootdir, settings)
 
 
+def mentions_us(path: Path) -> bool:
+    """Whether a file's bytes name ``agentloop`` at all: one that does not holds no table
+    of ours, and is not parsed (it may be a template, or not TOML, and not ours to judge).
+    The pytest plugin's start-up probe (``_plugin.scope``) asks the same of the bytes.
+    """
+    try:
+        return b"agentloop" in path.read_bytes().lower()
+    except OSError:
+        return True  # unreadable: reading it again says why
+
+
 def _toml(path: Path) -> dict[str, Any]:
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as error:
         raise ConfigError(f"{path}: cannot be read ({error.strerror})") from None
+    except UnicodeDecodeError as error:
+        raise ConfigError(
+            f"{path}: not UTF-8, so not TOML ({error.reason} at byte {error.start})"
+        ) from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: not TOML ({error})") from None

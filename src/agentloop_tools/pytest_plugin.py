@@ -2,8 +2,8 @@
 
 The ``pytest11`` entry point, kept thin and cheap to import (pytest and the standard
 library only): options, ini keys, the marker and the fixtures. The work is done in
-``agentloop_tools._plugin``: ``hooks`` (per-run state), ``policies``, ``cassette``
-(vcrpy), ``network`` (guards, replay clients), ``agents`` and ``messages``.
+``agentloop_tools._plugin`` (its ``__init__`` lists the rooms), and only in a run that
+uses the plugin: until then ``Standby`` (below) stands in, and the run is as without us.
 
 Built on pytest-recording (``@pytest.mark.vcr``, ``--record-mode``, ``vcr_config``,
 ``vcr_cassette_dir``, ``--block-network``). For tests that use this plugin's
@@ -24,32 +24,38 @@ from agentloop_tools._plugin.scope import (
     FROM_SCRIPTS_OPTION,
     GUARD_FIXTURE,
     HTML_REPORT_OPTION,
-    MARKER_NAME,
+    MARKER_KEYWORDS,
+    MARKER_LINE,
+    PROPERTY_PREFIX,
     PROVIDER_OPTION,
     RECORD_IN_CI_OPTION,
     REPORT_OPTION,
     SESSION_NAME,
+    configured,
     in_scope,
+    marker_near_miss,
     needs_pytest,
+    registered_markers,
     supported,
 )
-from agentloop_tools._providers import PROVIDERS
 
 if TYPE_CHECKING:
-    from agentloop_tools._plugin.hooks import AgentloopSession
+    from agentloop_tools._plugin.session import AgentloopSession
     from agentloop_tools.testing import AgentFactory, AgentloopEvidence
 
 __all__ = ["AgentFactory"]
 
 
 def session_of(config: pytest.Config) -> AgentloopSession:
-    """The run's plugin object; a usage error when the plugin is not active."""
-    from agentloop_tools._plugin.hooks import AgentloopSession
+    """The run's session, started now if this is the run's first use of the plugin."""
+    from agentloop_tools._plugin.hooks import Hooks
 
     plugin = config.pluginmanager.get_plugin(SESSION_NAME)
-    if not isinstance(plugin, AgentloopSession):
+    if isinstance(plugin, Standby):
+        plugin = plugin.activate()  # a fixture asked for by name (getfixturevalue)
+    if not isinstance(plugin, Hooks):
         raise pytest.UsageError(needs_pytest() if not supported() else "agentloop-tools is off")
-    return plugin
+    return plugin.session
 
 
 def __getattr__(name: str) -> Any:
@@ -62,15 +68,67 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+class Standby:
+    """The plugin in a run whose configuration does not ask for it: waits for a first use.
+
+    It looks at the collected tests (a worker's too) and, under xdist, at the reports
+    the controller receives; at the first test that uses the plugin it hands over to
+    the real hooks. Until then it adds nothing to the run: no line, no fixture, no frame.
+    """
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self._registered: set[str] | None = None
+
+    def activate(self) -> Any:
+        """Register the real hooks in this object's place, and return them."""
+        from agentloop_tools._plugin.hooks import Hooks
+
+        manager = self.config.pluginmanager
+        if manager.get_plugin(SESSION_NAME) is self:
+            manager.unregister(self)
+            manager.register(Hooks(self.config), SESSION_NAME)
+        return manager.get_plugin(SESSION_NAME)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        if any(self._uses(item) for item in items):
+            self.activate().pytest_collection_modifyitems(items)
+
+    def _uses(self, item: pytest.Item) -> bool:
+        """In scope, or carrying our keywords on a marker one typo from ours."""
+        if in_scope(item):
+            return True
+        for mark in item.iter_markers():
+            if MARKER_KEYWORDS.intersection(mark.kwargs) and self._near(mark.name):
+                return True  # an attempt to configure us: the session says what is wrong
+        return False
+
+    def _near(self, name: str) -> bool:
+        if self._registered is None:
+            self._registered = registered_markers(self.config)
+        return marker_near_miss(name, self._registered)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        if in_scope(item):  # an item made after collection (another plugin's)
+            self.activate().pytest_runtest_setup(item)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        # Under xdist the controller collects nothing: a worker's report tells it.
+        if any(str(name).startswith(PROPERTY_PREFIX) for name, _ in report.user_properties):
+            self.activate().pytest_runtest_logreport(report)
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("agentloop-tools", "agentloop-tools: agent tests on recorded traffic")
     group.addoption(
         PROVIDER_OPTION.flag,
         dest=PROVIDER_OPTION.dest,
-        choices=tuple(PROVIDERS),
+        metavar="NAME",
         default=None,
-        help="Default provider for agentloop_agent (overrides the agentloop_provider ini "
-        "key and LLM_PROVIDER).",
+        help="Default provider for agentloop_agent: anthropic, openai, openrouter or modal "
+        "(overrides the agentloop_provider ini key and LLM_PROVIDER).",
     )
     group.addoption(
         RECORD_IN_CI_OPTION.flag,
@@ -152,22 +210,20 @@ def _add_ini_keys(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line(
-        "markers",
-        f"{MARKER_NAME}(*, allow=None, block=None, policy=None, require_evidence=True): audit "
-        "everything this test's agents did against a domain policy; a violation, or no agent "
-        "evidence at all, fails the test (agentloop-tools' testing guide).",
-    )
+    config.addinivalue_line("markers", MARKER_LINE)
     if not supported():
         # Loaded in every run of the environment: on a pytest it cannot serve, stay out
         # of the way unless the run asks for it.
         from agentloop_tools._plugin.inert import Inert
 
         config.pluginmanager.register(Inert(config), SESSION_NAME)
-        return
-    from agentloop_tools._plugin.hooks import AgentloopSession
+    elif configured(config) is not None:
+        from agentloop_tools._plugin.hooks import Hooks
 
-    config.pluginmanager.register(AgentloopSession(config), SESSION_NAME)
+        config.pluginmanager.register(Hooks(config), SESSION_NAME)
+    else:
+        # Nothing in the configuration asks for us: the standby waits for a first use.
+        config.pluginmanager.register(Standby(config), SESSION_NAME)
 
 
 @pytest.fixture

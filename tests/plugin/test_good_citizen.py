@@ -129,12 +129,8 @@ def test_no_header_and_no_fixture_in_a_run_that_does_not_use_the_plugin(
     result.stdout.no_fnmatch_line("*agentloop-tools:*")
     result.stdout.no_fnmatch_line("*_agentloop_cassette_guard*")
     verbose = project.runpytest("-v")
-    verbose.stdout.fnmatch_lines(
-        [
-            "agentloop-tools: provider=from LLM_PROVIDER, record-mode=none, default policy=none",
-            "agentloop-tools: project policy read from no configuration file",
-        ]
-    )
+    verbose.assert_outcomes(passed=2)
+    verbose.stdout.no_fnmatch_line("*agentloop-tools:*")
 
 
 def test_the_guard_is_set_up_for_the_tests_that_use_the_plugin_only(
@@ -376,7 +372,11 @@ def test_a_parent_folders_pyproject_is_never_read(project: pytest.Pytester) -> N
     (package / "test_agent.py").write_text(LEAKY_TEST.format(marker=""))
     result = project.runpytest("--record-mode=once", "-v", "pkg")
     result.assert_outcomes(passed=1)
-    result.stdout.fnmatch_lines(["*default policy=none", "*policy read from */pkg/pytest.ini"])
+    # Under -v a configured plugin names the files it read: here none is configured.
+    result.stdout.no_fnmatch_line("*agentloop-tools: *")
+    named = project.runpytest("--record-mode=once", "-v", "--agentloop-provider=anthropic", "pkg")
+    named.assert_outcomes(passed=1)
+    named.stdout.fnmatch_lines(["*default policy=none", "*policy read from */pkg/pytest.ini"])
     # A broken table up there does not fail the project either.
     (project.path / "pyproject.toml").write_text("[tool.agentloop-tools]\n")
     project.runpytest("--record-mode=once", "pkg").assert_outcomes(passed=1)

@@ -58,7 +58,7 @@ def test_a_project_that_does_not_use_the_plugin_runs_as_without_it(
     verbose = run(old_pytest, project, "-v")
     assert verbose.returncode == 0
     lines = [line for line in verbose.stdout.splitlines() if "agentloop" in line]
-    assert lines == ["agentloop-tools: inactive: pytest 7.4.4 is older than 8.3.3, its floor"]
+    assert lines == []  # not even under -v: the run is as without us
 
 
 def test_a_test_that_uses_the_plugin_stops_the_run_with_the_version_needed(

@@ -1,7 +1,22 @@
 """The pytest plugin's parts, behind the thin entry module ``agentloop_tools.pytest_plugin``.
 
-Read from the top down: ``hooks`` (per-run state and pytest hooks) uses ``policies``
-(the project and marker policies), ``cassette`` (the only module that touches vcrpy's
-internals) and ``network`` (guards and replay clients); ``messages`` holds every text
-the plugin shows. Only the standard library and pytest are imported at module level.
+Every run of the environment imports only ``scope``: whether the run uses the plugin
+(the one definition), which tests it acts on, whether this pytest can host it. (The
+entry module's ``Standby`` asks it, and waits for a first use.) The rest loads in a run
+that uses the plugin, read from the top down:
+
+- ``hooks``: pytest's hooks, each a few lines forwarding to the session.
+- ``session``: the run's state, and each moment of a test between the hooks.
+- ``gate``: every pass/fail decision of ours, behind ``gate.judge``.
+- ``policies``: the project policy and the ``domain_policy`` markers, read and checked.
+- ``cassette``: the only module that touches vcrpy's and pytest-recording's internals.
+- ``replay_speed``: cassettes parsed once per run, absent HTTP libraries skipped.
+- ``network``: provider traffic kept local (host guards, replay clients, no backoff).
+- ``agents``: what the fixtures hand a test (the environment and the agent factory).
+- ``run_report``: the run's summary lines and report files, from the test reports.
+- ``failures``: the plugin's failures, each carrying its kind.
+- ``messages``: every text the plugin shows.
+- ``inert``: the plugin on a pytest older than its floor.
+
+Only the standard library and pytest are imported at module level.
 """

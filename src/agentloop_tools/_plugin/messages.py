@@ -56,10 +56,9 @@ def unknown_provider(provider: str, known: Sequence[str]) -> str:
     )
 
 
-def unknown_ini_provider(provider: str, known: Sequence[str]) -> str:
+def unknown_provider_setting(where: str, provider: str, known: Sequence[str]) -> str:
     return (
-        f"ini key agentloop_provider = {provider!r} is not a provider agentloop knows; "
-        f"use one of {', '.join(known)}."
+        f"{where} = {provider!r} is not a provider agentloop knows; use one of {', '.join(known)}."
     )
 
 
@@ -113,6 +112,16 @@ def marker_near_miss(nodeid: str, written: str, right: str) -> str:
         f"typo away from @pytest.mark.{right}: as written, the test would run with no "
         f"domain policy. Did you mean @pytest.mark.{right}? (A marker of your own with "
         f"this name must be registered in the ini file's markers.) See {docs_url('marker')}."
+    )
+
+
+def marker_clash(nodeid: str, name: str, keywords: Sequence[str]) -> str:
+    return (
+        f"@pytest.mark.{name} on {nodeid} is a marker this project registered itself, "
+        f"but it is written with agentloop-tools' keyword(s) {', '.join(keywords)}: which "
+        f"of the two markers is meant is not the plugin's guess to make. Rename your own "
+        f"marker, or drop its registration from the ini file's markers to use ours. "
+        f"See {docs_url('marker')}."
     )
 
 

@@ -7,32 +7,25 @@ with a usage error naming it, never half-way through with some tests unaudited.
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING, NamedTuple
 
 import pytest
 
 from agentloop_tools._plugin import messages
-from agentloop_tools._plugin.scope import MARKER_NAME
+from agentloop_tools._plugin.scope import (
+    MARKER_KEYWORDS,
+    MARKER_NAME,
+    PLUGIN_INI_KEYS,
+    ini_keys_written,
+    project_owns_marker,
+)
 
 if TYPE_CHECKING:
     from _pytest.nodes import Node
 
     from agentloop_tools._config import ProjectPolicy
     from agentloop_tools.web import DomainPolicy
-
-# Every ini key the plugin registers: a near miss of one, or any other agentloop_* key,
-# is a usage error (an unknown key is only a warning to pytest, and a lost policy).
-PLUGIN_INI_KEYS = (
-    "agentloop_provider",
-    "agentloop_allow_domains",
-    "agentloop_block_domains",
-    "agentloop_policy_file",
-    "agentloop_search_backend",
-    "agentloop_max_cassette_age",
-    "agentloop_cassette_age_action",
-    "agentloop_volatile_fields",
-)
-
 
 _WRITTEN = pytest.StashKey[set[str]]()
 
@@ -108,23 +101,13 @@ def written_ini_keys(config: pytest.Config) -> set[str]:
     cached = config.stash.get(_WRITTEN, None)
     if cached is not None:
         return cached
-    keys: set[str] = set()
-    for entry in config.getoption("override_ini", None) or ():
-        name, equals, _ = str(entry).partition("=")
-        if equals:
-            keys.add(name.strip())
+    # What pytest parsed, and the file read again by our reader: pytest's record of a
+    # key written empty differs between releases, the file's does not.
+    keys = ini_keys_written(config)
     if config.inipath is not None:
-        try:
+        # (A file pytest read and our reader cannot: the keys pytest parsed stand.)
+        with contextlib.suppress(ConfigError):
             keys.update(pytest_settings(config.inipath) or {})
-        except ConfigError:
-            # pytest read a file our reader cannot: take the keys pytest parsed, so a
-            # typo in it is never missed (``_inicfg`` on pytest 9, ``inicfg`` before).
-            import warnings
-
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                parsed = getattr(config, "_inicfg", None) or getattr(config, "inicfg", {})
-            keys.update(str(key) for key in parsed)
     config.stash[_WRITTEN] = keys
     return keys
 
@@ -147,33 +130,18 @@ def refuse_unknown_ini_keys(config: pytest.Config) -> None:
             )
 
 
-def marker_near_miss(name: str, registered: set[str]) -> bool:
-    """An unregistered marker name one or two typos from ``domain_policy``."""
-    if name == MARKER_NAME or name in registered:
-        return False
-    import difflib
+def marker_clash(item: pytest.Item) -> None:
+    """A ``domain_policy`` marker the project registered itself, written in our keyword form.
 
-    if difflib.get_close_matches(name, [MARKER_NAME], n=1, cutoff=0.8):
-        return True
-    return _edits(name.lower(), MARKER_NAME) <= 2
-
-
-def _edits(a: str, b: str) -> int:
-    """Edit distance with adjacent transpositions (optimal string alignment)."""
-    if abs(len(a) - len(b)) > 2:
-        return 3
-    previous2: list[int] = []
-    previous = list(range(len(b) + 1))
-    for i, char in enumerate(a, 1):
-        current = [i]
-        for j, other in enumerate(b, 1):
-            cost = char != other
-            best = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-            if i > 1 and j > 1 and char == b[j - 2] and a[i - 2] == other:
-                best = min(best, previous2[j - 2] + 1)
-            current.append(best)
-        previous2, previous = previous, current
-    return previous[-1]
+    Which of the two markers is meant is not the plugin's guess to make: the project's
+    own marker is left alone unless it carries one of our keywords, and then the run stops.
+    """
+    if not project_owns_marker(item.config):
+        return
+    for mark in item.iter_markers(MARKER_NAME):
+        ours = sorted(MARKER_KEYWORDS.intersection(mark.kwargs))
+        if ours:
+            raise pytest.UsageError(messages.marker_clash(item.nodeid, MARKER_NAME, ours))
 
 
 def read_marker(item: pytest.Item) -> Marker:

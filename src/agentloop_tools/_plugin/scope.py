@@ -1,12 +1,20 @@
-"""Which tests the plugin acts on, and whether this pytest can host it.
+"""Whether a run uses the plugin, which tests it acts on, and whether this pytest can host it.
+
+The one definition of "this run uses the plugin", shared by the real session, the
+standby that waits for a first use, and the inert plugin of an old pytest: one of our
+options, ini keys (or a near miss of one), the ``[tool.agentloop-tools]`` table (or a
+near miss of its name), one of our fixtures, or the ``domain_policy`` marker in our
+keyword form. A run that uses none of them runs as if we were not installed.
 
 Imported by the entry point on every pytest start-up of the environment, on any pytest
 version: the standard library and pytest's oldest public API only (no new-style hook
-wrappers here, which older pluggy releases reject at import).
+wrappers here, which older pluggy releases reject at import), and cheap: a project's
+files are probed for the bytes ``agentloop`` before anything is parsed.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 import pytest
@@ -16,6 +24,33 @@ if TYPE_CHECKING:
 
 SESSION_NAME = "agentloop-tools-session"
 MARKER_NAME = "domain_policy"
+# The marker's keywords; one of them on a marker (even a near miss of its name) is an
+# attempt to configure us. refused_attempts and replace are the marker design's next
+# keywords: written today, they are refused by name, never taken for a stranger's.
+MARKER_KEYWORDS = frozenset(
+    {"allow", "block", "policy", "require_evidence", "refused_attempts", "replace"}
+)
+# The line the plugin registers the marker with: any other line naming the marker is a
+# registration of the project's own.
+MARKER_LINE = (
+    f"{MARKER_NAME}(*, allow=None, block=None, policy=None, require_evidence=True): audit "
+    "everything this test's agents did against a domain policy; a violation, or no agent "
+    "evidence at all, fails the test (agentloop-tools' testing guide)."
+)
+# Every ini key the plugin registers: a near miss of one, or any other agentloop_* key,
+# is a usage error (an unknown key is only a warning to pytest, and a lost policy).
+PLUGIN_INI_KEYS = (
+    "agentloop_provider",
+    "agentloop_allow_domains",
+    "agentloop_block_domains",
+    "agentloop_policy_file",
+    "agentloop_search_backend",
+    "agentloop_max_cassette_age",
+    "agentloop_cassette_age_action",
+    "agentloop_volatile_fields",
+)
+# What a test's report carries to the controller (xdist) when the plugin acted on it.
+PROPERTY_PREFIX = "agentloop_tools"
 GUARD_FIXTURE = "_agentloop_cassette_guard"
 OUR_FIXTURES = frozenset(
     {
@@ -84,8 +119,139 @@ def needs_pytest() -> str:
 
 
 def in_scope(item: pytest.Item) -> bool:
-    """Whether a test asks for the plugin (one of its fixtures or its marker)."""
+    """Whether a test uses the plugin: one of its fixtures, or the marker as ours.
+
+    A ``domain_policy`` marker the project registered itself is the project's, unless
+    it carries one of our keywords (a clash, refused when the marker is read).
+    """
     names = getattr(item, "fixturenames", ())
-    return (
-        bool(OUR_FIXTURES.intersection(names)) or item.get_closest_marker(MARKER_NAME) is not None
-    )
+    if OUR_FIXTURES.intersection(names):
+        return True
+    marks = list(item.iter_markers(MARKER_NAME))
+    if not marks:
+        return False
+    if not project_owns_marker(item.config):
+        return True
+    return any(MARKER_KEYWORDS.intersection(mark.kwargs) for mark in marks)
+
+
+def registered_markers(config: pytest.Config) -> set[str]:
+    """The marker names registered in the ini file (or by a plugin or conftest)."""
+    names = set()
+    for line in config.getini("markers"):
+        names.add(str(line).split(":", 1)[0].split("(", 1)[0].strip())
+    return names
+
+
+_OWNED = pytest.StashKey[bool]()
+
+
+def project_owns_marker(config: pytest.Config) -> bool:
+    """Whether the project registered a ``domain_policy`` marker of its own."""
+    owned = config.stash.get(_OWNED, None)
+    if owned is None:
+        owned = any(
+            str(line) != MARKER_LINE
+            and str(line).split(":", 1)[0].split("(", 1)[0].strip() == MARKER_NAME
+            for line in config.getini("markers")
+        )
+        config.stash[_OWNED] = owned
+    return owned
+
+
+def marker_near_miss(name: str, registered: set[str]) -> bool:
+    """An unregistered marker name one or two typos from ``domain_policy``."""
+    if name == MARKER_NAME or name in registered:
+        return False
+    if not 9 <= len(name) <= 19:
+        return False  # too short or long for either test below: most names stop here
+    import difflib
+
+    if difflib.get_close_matches(name, [MARKER_NAME], n=1, cutoff=0.8):
+        return True
+    return _edits(name.lower(), MARKER_NAME) <= 2
+
+
+def _edits(a: str, b: str) -> int:
+    """Edit distance with adjacent transpositions (optimal string alignment)."""
+    if abs(len(a) - len(b)) > 2:
+        return 3
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i, char in enumerate(a, 1):
+        current = [i]
+        for j, other in enumerate(b, 1):
+            cost = char != other
+            best = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            if i > 1 and j > 1 and char == b[j - 2] and a[i - 2] == other:
+                best = min(best, previous2[j - 2] + 1)
+            current.append(best)
+        previous2, previous = previous, current
+    return previous[-1]
+
+
+def configured(config: pytest.Config) -> str | None:
+    """What in the run's configuration asks for the plugin, named; None if nothing does.
+
+    Options, then ini keys (pytest has parsed the file already), then the project
+    table, whose file is parsed only when its bytes mention ``agentloop``.
+    """
+    for option in OPTIONS:
+        if config.getoption(option.dest, option.default) != option.default:
+            return option.flag
+    key = _our_ini_key(config)
+    if key is not None:
+        return f"ini key {key}"
+    return _our_table(config)
+
+
+def ini_keys_written(config: pytest.Config) -> set[str]:
+    """The keys pytest parsed from its configuration file, and the ``-o`` overrides."""
+    keys: set[str] = set()
+    for entry in config.getoption("override_ini", None) or ():
+        name, equals, _ = str(entry).partition("=")
+        if equals:
+            keys.add(name.strip())
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # inicfg is deprecated on pytest 9 (_inicfg there)
+        parsed = getattr(config, "_inicfg", None) or getattr(config, "inicfg", None) or {}
+    keys.update(str(key) for key in parsed)
+    return keys
+
+
+def _our_ini_key(config: pytest.Config) -> str | None:
+    registered = set(getattr(getattr(config, "_parser", None), "_inidict", {}) or ())
+    registered.difference_update(PLUGIN_INI_KEYS)
+    for key in sorted(ini_keys_written(config) - registered):
+        if "agentloop" in key.lower() or _near_ini_key(key):
+            return key
+    return None
+
+
+def _near_ini_key(key: str) -> bool:
+    import difflib
+
+    return bool(difflib.get_close_matches(key, PLUGIN_INI_KEYS, n=1, cutoff=0.8))
+
+
+def _our_table(config: pytest.Config) -> str | None:
+    """The project table (or a near miss of it, or a file that mentions us but will not read)."""
+    inipath = config.inipath
+    path = inipath if inipath is not None and inipath.name == "pyproject.toml" else None
+    path = path or Path(config.rootpath) / "pyproject.toml"
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None  # no file (or none to read): pytest reports its own
+    if b"agentloop" not in data.lower():
+        return None
+    from agentloop_tools._config import TABLE, read_table
+    from agentloop_tools._errors import ConfigError
+
+    try:
+        table = read_table(path)
+    except ConfigError:
+        return f"{path} [{TABLE}]"  # the session reads it again and says what is wrong
+    return f"{path} [{TABLE}]" if table is not None else None

@@ -1,0 +1,201 @@
+"""Whether a test passes the plugin: every pass/fail decision of ours, behind :func:`judge`.
+
+The session calls :func:`judge` at three moments of a test (before its body, after it,
+after teardown) and turns a :class:`Verdict` into the test's failure; nothing else in
+the plugin fails a test for a policy, evidence or cassette reason.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal, NamedTuple
+
+import pytest
+
+from agentloop_tools._plugin import messages
+from agentloop_tools._plugin.failures import kind_of
+
+if TYPE_CHECKING:
+    from agentloop_tools._plugin.policies import Marker
+    from agentloop_tools.testing import AgentloopEvidence
+    from agentloop_tools.web import DomainPolicy
+
+Moment = Literal["before", "call", "teardown"]
+
+
+class Rules(NamedTuple):
+    """What a test is held to, as the session read it from the configuration and markers."""
+
+    ours: bool  # the test uses the plugin (a fixture or the marker)
+    marker: Marker | None
+    policy: DomainPolicy | None  # the policy it is audited with, if any
+    origin: str | None  # where that policy was written
+    project_origin: str | None  # the project policy's origin, when there is one
+    record_in_ci: bool  # --agentloop-record-in-ci
+
+
+class Verdict(NamedTuple):
+    """A failure of the plugin's: the message, its kind, and whether it beats an xfail."""
+
+    message: str
+    kind: str | None
+    beats_xfail: bool
+
+
+def judge(
+    item: pytest.Item,
+    rules: Rules,
+    when: Moment,
+    evidence: AgentloopEvidence | None,
+    body: BaseException | None = None,
+) -> Verdict | None:
+    """The plugin's verdict on a test at one moment, or None when it has nothing against it.
+
+    ``before``: a plain vcr test under the project policy would record model traffic in
+    CI. ``call``: after the body (``body`` is what it raised): unused interactions, the
+    evidence the policy needs, then the audit; a breach is never hidden by the body's
+    own skip, xfail or failure. ``teardown``: the cassette was refused when saved.
+    """
+    if when == "before":
+        # (The plugin's own tests are guarded by their cassette fixture instead.)
+        return None if rules.ours else _recording_in_ci(item, rules)
+    if when == "teardown":
+        from agentloop_tools._plugin.cassette import refusal
+
+        problem = refusal(item) if rules.ours else None
+        return Verdict(problem, "secret", beats_xfail=True) if problem else None
+    return _after_body(item, rules, evidence, body)
+
+
+def _after_body(
+    item: pytest.Item,
+    rules: Rules,
+    evidence: AgentloopEvidence | None,
+    body: BaseException | None,
+) -> Verdict | None:
+    if body is not None and not _agent_ran(item, evidence):
+        return None  # ended before any agent ran: its own outcome, as the test says
+    ended = body if isinstance(body, (pytest.skip.Exception, pytest.xfail.Exception)) else None
+    notes: list[str] = []
+    try:
+        if body is not None and ended is None:
+            # The body's own failure stands beside a breach, which leads (an xfail
+            # would otherwise swallow both).
+            _audit(item, rules, evidence)
+            return None
+        if rules.ours and ended is None:
+            from agentloop_tools._plugin.cassette import check_unused_interactions
+
+            check_unused_interactions(item)
+        _require_evidence(item, rules, evidence)
+        if rules.ours:
+            _audit(item, rules, evidence)
+    except pytest.fail.Exception as failure:
+        notes.append(str(failure.msg))
+        kind = kind_of(failure)
+    else:
+        return None
+    if ended is not None:
+        how = "xfail" if isinstance(ended, pytest.xfail.Exception) else "skip"
+        notes.append(messages.ended_after_breach(how))
+    elif body is not None:
+        notes.append(messages.body_failed_too(body))
+    beats_xfail = not expects_the_gate(item)
+    if item.get_closest_marker("xfail") is not None and beats_xfail:
+        notes.append(messages.xfail_does_not_expect(item.nodeid))
+    return Verdict("\n".join(notes), kind, beats_xfail)
+
+
+def _agent_ran(item: pytest.Item, evidence: AgentloopEvidence | None) -> bool:
+    """Whether the body got as far as an agent: a conversation seen, or model traffic."""
+    if evidence is not None and evidence.transcripts:
+        return True
+    from agentloop_tools._plugin.cassette import provider_requests
+
+    return provider_requests(item) > 0
+
+
+def _recording_in_ci(item: pytest.Item, rules: Rules) -> Verdict | None:
+    """A plain vcr test under the project policy must not record model traffic in CI."""
+    from agentloop_tools._plugin.cassette import ci, recorded_provider_requests
+
+    cassette = getattr(item, "funcargs", {}).get("vcr")
+    if cassette is None or cassette.write_protected or not ci() or rules.record_in_ci:
+        return None
+    if recorded_provider_requests(cassette):
+        path = str(cassette._path)
+        message = messages.recording_test_in_ci(item.nodeid, path, exists=True)
+        return Verdict(message, None, beats_xfail=True)
+    return None
+
+
+def _require_evidence(item: pytest.Item, rules: Rules, evidence: AgentloopEvidence | None) -> None:
+    """A test held to a policy must show the plugin what its agents did."""
+    __tracebackhide__ = True
+    from agentloop_tools._plugin.cassette import provider_answers, provider_requests
+
+    if evidence is not None and rules.policy is not None:
+        problems = evidence.problems()
+        if problems:
+            pytest.fail("\n".join(problems), pytrace=False)
+    if evidence is not None and evidence.transcripts:
+        # Every answer the cassette shows must have reached the plugin: one connected
+        # agent must not vouch for another that was not.
+        answered = provider_answers(item) if rules.policy is not None else 0
+        if answered > evidence.observer.answers:
+            pytest.fail(
+                messages.unseen_requests(
+                    item.nodeid, answered, evidence.observer.answers, rules.origin or ""
+                ),
+                pytrace=False,
+            )
+        return
+    marker = rules.marker
+    if marker is not None:
+        if marker.require_evidence:
+            pytest.fail(messages.no_evidence(item.nodeid), pytrace=False)
+        # The opt-out says no agent runs; a cassette that shows one says otherwise.
+        sent = provider_requests(item)
+        if sent:
+            pytest.fail(messages.opted_out_but_sent(item.nodeid, sent), pytrace=False)
+        item.stash[NOT_AUDITED] = True
+        return
+    if rules.project_origin is None:
+        return
+    # The project's policy applies to every test: a conversation the cassette shows
+    # but the plugin never saw would otherwise pass unaudited.
+    sent = provider_requests(item)
+    if sent:
+        pytest.fail(
+            messages.unseen_conversation(item.nodeid, sent, rules.project_origin), pytrace=False
+        )
+
+
+def _audit(item: pytest.Item, rules: Rules, evidence: AgentloopEvidence | None) -> None:
+    __tracebackhide__ = True
+    if evidence is None or not evidence.transcripts or rules.policy is None:
+        return
+    from agentloop_tools._plugin.failures import fail
+    from agentloop_tools.testing._violation_report import violation_report
+
+    found = evidence.audit(rules.policy)
+    item.stash[VIOLATIONS] = len(found)
+    if found:
+        conversations = [transcript.messages for transcript in evidence.transcripts]
+        several = len(conversations) > 1
+        report = violation_report(found, conversations, rules.policy, several=several)
+        fail(f"{report}\n(policy from {rules.origin})", "domain-policy")
+
+
+# What the session's report reads of a judged test.
+VIOLATIONS = pytest.StashKey[int]()
+NOT_AUDITED = pytest.StashKey[bool]()  # marked, opted out of evidence, and showed none
+
+
+def expects_the_gate(item: pytest.Item) -> bool:
+    """Whether the test's xfail names the plugin's failure: ``raises=pytest.fail.Exception``."""
+    marker = item.get_closest_marker("xfail")
+    raises = marker.kwargs.get("raises") if marker is not None else None
+    try:
+        return raises is not None and issubclass(pytest.fail.Exception, raises)
+    except TypeError:  # not a class or tuple of classes: pytest reports that itself
+        return False

@@ -1,0 +1,328 @@
+"""The run's state, and what happens to each test of the plugin's between pytest's hooks.
+
+The session reads the run's configuration once, at its start; reads each test's marker
+when the tests are collected; keeps the test being run for pytest-recording's hook
+(which is not given it); asks :mod:`~agentloop_tools._plugin.gate` for every verdict;
+and hands each test report to the run's report. ``hooks`` forwards pytest's hooks here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from agentloop_tools._plugin import gate, messages
+from agentloop_tools._plugin.failures import fail
+from agentloop_tools._plugin.network import ReplayClients
+from agentloop_tools._plugin.policies import (
+    Marker,
+    default_policy,
+    marker_clash,
+    read_marker,
+    refuse_unknown_ini_keys,
+)
+from agentloop_tools._plugin.run_report import (
+    RunReport,
+    not_audited_property,
+    prepare_report_paths,
+    record_of,
+    record_property,
+    teardown_property,
+)
+from agentloop_tools._plugin.scope import (
+    EVIDENCE,
+    FROM_SCRIPTS_OPTION,
+    GUARD_FIXTURE,
+    MARKER_NAME,
+    PROVIDER_OPTION,
+    RECORD_IN_CI_OPTION,
+    in_scope,
+    marker_near_miss,
+    registered_markers,
+)
+
+if TYPE_CHECKING:
+    from agentloop_tools._config import ProjectPolicy
+    from agentloop_tools.cassettes import BodyMatcher
+    from agentloop_tools.testing import AgentloopEvidence
+    from agentloop_tools.web import DomainPolicy
+
+
+MARKER = pytest.StashKey[Marker]()
+_VERDICT = pytest.StashKey[gate.Verdict]()
+_MARKER_PROBLEM = pytest.StashKey[str]()
+
+# What a test body may end with that the gate still judges: not KeyboardInterrupt,
+# SystemExit or pytest.exit, which end the run.
+_BODY_ENDINGS = (Exception, pytest.skip.Exception, pytest.fail.Exception)
+
+
+class AgentloopSession:
+    """The run's state; each method is one moment of a test, called by ``hooks``."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        # A mistyped key would otherwise be one warning and a run with no policy.
+        refuse_unknown_ini_keys(config)
+        self.provider = _default_provider(config)
+        # Read now: a bad list stops the run before any test, never half-way through it.
+        # (Recording in CI is refused per test, for the tests that use the plugin: a
+        # project that only uses pytest-recording must run as it would without us.)
+        self.default: ProjectPolicy = default_policy(config)
+        self.max_cassette_age, self.cassette_age_action = _cassette_age(config)
+        prepare_report_paths(config)
+        self.replay_clients = ReplayClients()
+        self.report = RunReport(config)
+        self._matcher: BodyMatcher | None = None
+        self._current: pytest.Item | None = None
+
+    # Start of the run ------------------------------------------------------------
+
+    def configured(self) -> bool:
+        """Whether the run configures the plugin (not only uses its fixtures or marker)."""
+        return (
+            self.default.policy is not None
+            or self.provider is not None
+            or self.report.wanted()
+            or bool(self.config.getoption(RECORD_IN_CI_OPTION.dest))
+            or bool(self.config.getoption(FROM_SCRIPTS_OPTION.dest))
+        )
+
+    def header(self) -> list[str] | None:
+        """One line when the plugin is configured (two under -v); nothing otherwise."""
+        if not self.configured():
+            return None
+        record_mode = self.config.getoption("record_mode", default=None) or "none"
+        lines = [
+            f"agentloop-tools: provider={self.provider or 'from LLM_PROVIDER'}, "
+            f"record-mode={record_mode}, default policy={self.default.summary()}"
+        ]
+        if self.config.getoption("verbose", 0) > 0:
+            read = ", ".join(str(path) for path in self.default.read) or "no configuration file"
+            lines.append(f"agentloop-tools: project policy read from {read}")
+        return lines
+
+    def collect(self, items: list[pytest.Item]) -> None:
+        """Read every marker before any test runs: one bad marker stops the run.
+
+        A marker near-miss (``domian_policy``) stops it too. A test that uses the plugin
+        gets its cassette guard (and, when marked, the evidence fixture): those are
+        attached here, test by test, never to the rest of the project's tests.
+        """
+        problems: list[str] = []
+        registered = registered_markers(self.config)
+        near: dict[str, bool] = {}  # by marker name: a suite has few names, many tests
+        for item in items:
+            for mark in item.iter_markers():
+                if mark.name not in near:
+                    near[mark.name] = marker_near_miss(mark.name, registered)
+                if near[mark.name]:
+                    problem = messages.marker_near_miss(item.nodeid, mark.name, MARKER_NAME)
+                    problems.append(problem)
+                    item.stash[_MARKER_PROBLEM] = problem
+                    break
+            if _MARKER_PROBLEM in item.stash:
+                continue
+            unreadable = self._read_marker(item)
+            if unreadable is not None:
+                problems.append(unreadable)
+        problems = list(dict.fromkeys(problems))
+        if problems and not hasattr(self.config, "workerinput"):
+            raise pytest.UsageError("\n".join(problems))
+        # An xdist worker's usage error is lost in an INTERNALERROR: there each bad test
+        # fails at setup with the message instead, and the run fails.
+
+    def _read_marker(self, item: pytest.Item) -> str | None:
+        """Attach the guard to a test that uses the plugin, and read its marker; the problem."""
+        if not in_scope(item):
+            return None
+        if isinstance(item, pytest.Function) and GUARD_FIXTURE not in item.fixturenames:
+            item.fixturenames.insert(0, GUARD_FIXTURE)  # set up before its fixtures
+        if item.get_closest_marker(MARKER_NAME) is None or MARKER in item.stash:
+            return None
+        try:
+            marker_clash(item)
+            item.stash[MARKER] = read_marker(item)
+        except pytest.UsageError as error:
+            item.stash[_MARKER_PROBLEM] = str(error)
+            return str(error)
+        if isinstance(item, pytest.Function) and "agentloop_evidence" not in item.fixturenames:
+            item.fixturenames.append("agentloop_evidence")
+        return None
+
+    # Each test ---------------------------------------------------------------------
+
+    def setup(self, item: pytest.Item) -> None:
+        """Before a test's fixtures: a marker problem fails it; a late item is read now."""
+        self._current = item  # pytest_recording_configure is not given the item
+        # An item made after collection (another plugin's) is read here.
+        problem = item.stash.get(_MARKER_PROBLEM, None) or self._read_marker(item)
+        if problem is not None:
+            pytest.fail(problem, pytrace=False)
+
+    def configure_vcr(self, vcr: Any) -> None:
+        """pytest-recording built a VCR for the current test: make its cassettes safe."""
+        if self._current is None or not in_scope(self._current):
+            return
+        from agentloop_tools._plugin.cassette import BEFORE, configure_vcr
+
+        configure_vcr(
+            vcr,
+            self.matcher,
+            self.config.getoption("record_mode", default=None),
+            self._current.stash.get(BEFORE, None),
+        )
+
+    def call(self, item: pytest.Item) -> Generator[None, object, object]:
+        """Around the test body: the gate's verdict before it and after it.
+
+        Each verdict is reported as a failure of the test itself, not as an error. A body
+        that ends in ``pytest.skip()``, ``pytest.xfail()`` or a failure after its agent
+        ran is audited all the same: a breach is never hidden behind it.
+        """
+        __tracebackhide__ = True
+        rules = self.rules(item)
+        if rules is None:
+            return (yield)  # not the plugin's test: its outcome is its own
+        self._fail_on(item, gate.judge(item, rules, "before", None))
+        body: BaseException | None = None
+        result: object = None
+        try:
+            result = yield
+        except _BODY_ENDINGS as ended:
+            body = ended
+        self._fail_on(item, gate.judge(item, rules, "call", evidence_of(item), body))
+        if body is not None:
+            raise body
+        return result
+
+    def teardown(self, item: pytest.Item) -> None:
+        """After fixtures are torn down (the cassette saved): a refused cassette fails."""
+        __tracebackhide__ = True
+        self._current = None
+        rules = self.rules(item)
+        if rules is not None:
+            self._fail_on(item, gate.judge(item, rules, "teardown", evidence_of(item)))
+
+    def _fail_on(self, item: pytest.Item, verdict: gate.Verdict | None) -> None:
+        __tracebackhide__ = True
+        if verdict is not None:
+            item.stash[_VERDICT] = verdict
+            fail(verdict.message, verdict.kind)
+
+    def rules(self, item: pytest.Item) -> gate.Rules | None:
+        """What the gate holds a test to; None for a test the plugin leaves alone.
+
+        A plain vcr test under the project's policy is held to it too: its recorded
+        model traffic is evidence the plugin never saw, so the policy would check nothing.
+        """
+        ours = in_scope(item)
+        if not ours and (self.default.policy is None or "vcr" not in _funcargs(item)):
+            return None
+        policy, origin = self.policy_for(item)
+        return gate.Rules(
+            ours=ours,
+            marker=item.stash.get(MARKER, None),
+            policy=policy,
+            origin=origin,
+            project_origin=self.default.origin if self.default.policy is not None else None,
+            record_in_ci=bool(self.config.getoption(RECORD_IN_CI_OPTION.dest)),
+        )
+
+    def report_of(
+        self, item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport
+    ) -> None:
+        """Attach the test's evidence to its report, so xdist carries it to the controller."""
+        verdict = item.stash.get(_VERDICT, None)
+        if call.when == "call" and verdict is not None and verdict.beats_xfail and report.skipped:
+            # An xfail marker expects the test's own failure, not the plugin's: a breach
+            # must not read as "expected to fail" (or turn a strict XPASS green).
+            report.outcome = "failed"
+            if hasattr(report, "wasxfail"):
+                del report.wasxfail
+        if call.when == "teardown" and report.failed and self.report.wanted():
+            # A refused cassette fails at teardown, after the call's record left.
+            error = call.excinfo.value if call.excinfo is not None else None
+            report.user_properties.append(teardown_property(item, report, error))
+        if call.when != "call":
+            return
+        if item.stash.get(gate.NOT_AUDITED, False):
+            report.user_properties.append(not_audited_property(item))
+        evidence = evidence_of(item)
+        if evidence is not None and evidence.transcripts:
+            # The full record only when a report file is asked for; counts otherwise.
+            policy, origin = self.policy_for(item)
+            full = self.report.wanted()
+            error = call.excinfo.value if call.excinfo is not None else None
+            record = record_of(item, evidence, report, policy, origin, full=full, error=error)
+            record["violation_count"] = item.stash.get(gate.VIOLATIONS, 0)
+            report.user_properties.append(record_property(record))
+
+    # End of the run ------------------------------------------------------------------
+
+    def finish(self) -> None:
+        if not hasattr(self.config, "workerinput"):  # xdist: the controller writes
+            self.report.write_files()
+
+    def close(self) -> None:
+        self.replay_clients.close()
+
+    # Services for the fixtures --------------------------------------------------------
+
+    @property
+    def matcher(self) -> BodyMatcher:
+        if self._matcher is None:
+            from agentloop_tools.cassettes import DEFAULT_VOLATILE_FIELDS, BodyMatcher
+
+            configured = self.config.getini("agentloop_volatile_fields")
+            self._matcher = BodyMatcher(configured or DEFAULT_VOLATILE_FIELDS)
+        return self._matcher
+
+    def policy_for(self, item: pytest.Item) -> tuple[DomainPolicy | None, str | None]:
+        """The policy a test is audited with, and where it was written."""
+        marker = item.stash.get(MARKER, None)
+        if marker is not None:
+            return marker.policy, "the domain_policy marker"
+        if self.default.policy is not None:
+            return self.default.policy, self.default.origin
+        return None, None
+
+
+def _funcargs(item: pytest.Item) -> dict[str, Any]:
+    funcargs = getattr(item, "funcargs", None)
+    return funcargs if isinstance(funcargs, dict) else {}
+
+
+def evidence_of(item: pytest.Item) -> AgentloopEvidence | None:
+    return item.stash.get(EVIDENCE, None)
+
+
+def _default_provider(config: pytest.Config) -> str | None:
+    from agentloop_tools._providers import PROVIDERS
+
+    option = config.getoption(PROVIDER_OPTION.dest)
+    provider = option or config.getini("agentloop_provider")
+    if provider and provider not in PROVIDERS:
+        where = PROVIDER_OPTION.flag if option else "ini key agentloop_provider"
+        raise pytest.UsageError(messages.unknown_provider_setting(where, provider, list(PROVIDERS)))
+    return str(provider) if provider else None
+
+
+def _cassette_age(config: pytest.Config) -> tuple[str, str]:
+    """The age limit for replayed cassettes and what passing it does, checked now."""
+    max_age = str(config.getini("agentloop_max_cassette_age") or "").strip()
+    action = str(config.getini("agentloop_cassette_age_action") or "warn").strip().lower()
+    if action not in ("warn", "fail"):
+        raise pytest.UsageError(
+            f"ini key agentloop_cassette_age_action = {action!r}: use warn or fail."
+        )
+    if max_age:
+        from agentloop_tools.cassettes._provenance import parse_age
+
+        try:
+            parse_age(max_age)
+        except ValueError as error:
+            raise pytest.UsageError(f"ini key agentloop_max_cassette_age: {error}") from None
+    return max_age, action
