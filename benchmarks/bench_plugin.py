@@ -4,6 +4,7 @@ Run by hand (numbers go in the issue's closing note):
 
     .venv/bin/python benchmarks/bench_plugin.py
     .venv/bin/python benchmarks/bench_plugin.py --profile   # where a replayed test's time goes
+    .venv/bin/python benchmarks/bench_plugin.py --startup   # start-up cost alone
 
 On a loaded machine the wall-clock figures swell with the load (both suites alike, but
 not evenly): compare runs interleaved, or count instructions (``valgrind --tool=callgrind``
@@ -13,7 +14,8 @@ Targets: a replayed single-request agent test adds at most 5 ms over the same te
 agentloop's FakeClient, measured over 200 tests in one pytest run, both on a one-line
 answer and on a real-size one (issue #11: a recorded Anthropic web-search response of
 22 KB, read from ../shared/real-cassettes when it is there); the plugin adds under
-30 ms to pytest start-up when no test uses it.
+2 ms to the start-up of a pytest run that does not use it (issue 31; CPU time of the
+whole process, median of interleaved runs, with and without ``-p no:agentloop_tools``).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import pstats
+import resource
 import shutil
 import subprocess
 import sys
@@ -142,6 +145,9 @@ def main() -> None:
     if "--profile" in sys.argv[1:]:
         profile(real or "")
         return
+    if "--startup" in sys.argv[1:]:
+        startup()
+        return
     measure("a one-line answer", "")
     if real is None:
         print(f"real-size answer skipped: {REAL_SIZE} not found")
@@ -205,18 +211,51 @@ def measure(label: str, script: str) -> None:
         shutil.rmtree(directory)
 
 
-def startup() -> None:
+def cpu_run(directory: Path, *args: str, env: dict[str, str]) -> tuple[float, float]:
+    """One pytest process: its wall-clock and CPU (user + system) seconds."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    subprocess.run(
+        [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
+        cwd=directory,
+        check=True,
+        capture_output=True,
+        env=env,
+    )
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
+
+
+def startup(rounds: int = 31) -> None:
+    """A run that does not use the plugin, with it and without it (``-p no:...``)."""
     directory = Path(tempfile.mkdtemp(prefix="bench-plugin-"))
     try:
+        (directory / "pytest.ini").write_text("[pytest]\nmarkers =\n    slow: slow tests\n")
         (directory / "test_nothing.py").write_text("def test_nothing():\n    pass\n")
-        on, off = [], []
-        for _ in range(15):  # interleaved, so machine noise hits both alike
-            on.append(run(directory, "test_nothing.py"))
-            off.append(run(directory, "test_nothing.py", "-p", "no:agentloop_tools"))
-        print(
-            f"pytest start-up, plugin on/off (median of 15): {median(on) * 1000:.0f} / "
-            f"{median(off) * 1000:.0f} ms (plugin adds {(median(on) - median(off)) * 1000:.0f} ms)"
-        )
+        base = {"PATH": "/usr/bin:/bin", "HOME": str(directory)}
+        if os.environ.get("PYTHONPATH"):  # another checkout's src, for a before/after pair
+            base["PYTHONPATH"] = os.environ["PYTHONPATH"]
+        for label, env in (
+            ("bytecode cached", base),
+            ("PYTHONDONTWRITEBYTECODE=1", {**base, "PYTHONDONTWRITEBYTECODE": "1"}),
+        ):
+            cpu_run(directory, env=env)  # warm the bytecode cache and the page cache
+            on: list[tuple[float, float]] = []
+            off: list[tuple[float, float]] = []
+            for _ in range(rounds):  # interleaved, so machine noise hits both alike
+                on.append(cpu_run(directory, env=env))
+                off.append(cpu_run(directory, "-p", "no:agentloop_tools", env=env))
+            for index, what in ((1, "CPU"), (0, "wall")):
+                with_us = median(run[index] for run in on) * 1000
+                without = median(run[index] for run in off) * 1000
+                print(
+                    f"pytest start-up, no test uses the plugin, {label}, {what} "
+                    f"(median of {rounds}): {with_us:.1f} ms with it, {without:.1f} ms "
+                    f"without (-p no:agentloop_tools): +{with_us - without:.1f} ms, "
+                    f"{with_us / without:.3f}x"
+                )
     finally:
         shutil.rmtree(directory)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 
 from tests.plugin.scenarios import LEAKY_TEST
@@ -290,6 +292,49 @@ def test_the_plugin_imports_nothing_heavy_when_no_test_uses_it(project: pytest.P
     )
     result = project.runpytest_subprocess("-p", "no:recording")
     result.assert_outcomes(passed=1)
+
+
+# What a run that does not use the plugin may import of ours: the entry module and the
+# one module that decides whether the run uses it. Not the session, the gate, the
+# configuration reader, the messages, the documentation links or the error tree.
+PLAIN_RUN_IMPORTS = {
+    "agentloop_tools",
+    "agentloop_tools.pytest_plugin",
+    "agentloop_tools._plugin",
+    "agentloop_tools._plugin.scope",
+}
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        {},
+        {"pytest.ini": "[pytest]\nmarkers =\n    slow: slow tests\n"},
+        {"pyproject.toml": '[project]\nname = "x"\n\n[tool.pytest.ini_options]\n'},
+        {"pytest.ini": "[pytest]\n", "pyproject.toml": "not toml {{ at all\n"},
+    ],
+    ids=["no-config", "pytest.ini", "pyproject", "a-template-beside-pytest.ini"],
+)
+def test_a_run_that_does_not_use_the_plugin_imports_only_its_entry_and_scope(
+    project: pytest.Pytester, files: dict[str, str]
+) -> None:
+    for name, text in files.items():
+        (project.path / name).write_text(text)
+    project.makepyfile(
+        test_plain="""
+        import sys
+
+        def test_plain():
+            print("LOADED", sorted(m for m in sys.modules if m.startswith("agentloop_tools")))
+        """
+    )
+    # A fresh interpreter, with pytest-recording and every other installed plugin loaded.
+    result = project.runpytest_subprocess("-s", "-p", "no:cacheprovider")
+    if "pyproject.toml" in files and "pytest.ini" in files and result.ret:
+        return  # pytest 9 reads a rootdir pyproject.toml itself and stops on a bad one
+    result.assert_outcomes(passed=1)
+    [line] = [line for line in result.outlines if "LOADED [" in line]
+    assert set(ast.literal_eval(line.partition("LOADED ")[2])) == PLAIN_RUN_IMPORTS
 
 
 def test_the_plugin_can_be_disabled(project: pytest.Pytester) -> None:
