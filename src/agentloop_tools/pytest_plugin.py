@@ -92,6 +92,10 @@ class Standby:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        """The first collected test that uses the plugin hands over to the real hooks.
+
+        https://docs.pytest.org/en/stable/reference/reference.html#pytest.hookspec.pytest_collection_modifyitems
+        """
         if any(self._uses(item) for item in items):
             self.activate().pytest_collection_modifyitems(items)
 
@@ -111,11 +115,18 @@ class Standby:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        """A test made after collection that uses the plugin hands over too.
+
+        https://docs.pytest.org/en/stable/reference/reference.html#pytest.hookspec.pytest_runtest_setup
+        """
         if in_scope(item):  # an item made after collection (another plugin's)
             self.activate().pytest_runtest_setup(item)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        # Under xdist the controller collects nothing: a worker's report tells it.
+        """Under xdist the controller collects nothing: a worker's report tells it.
+
+        https://docs.pytest.org/en/stable/reference/reference.html#pytest.hookspec.pytest_runtest_logreport
+        """
         if any(str(name).startswith(PROPERTY_PREFIX) for name, _ in report.user_properties):
             self.activate().pytest_runtest_logreport(report)
 

@@ -21,6 +21,10 @@ class Inert:
             raise pytest.UsageError(f"{needs_pytest()} (the run asks for it: {used})")
 
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        """A test that uses the plugin stops the run, naming the pytest it needs.
+
+        https://docs.pytest.org/en/stable/reference/reference.html#pytest.hookspec.pytest_collection_modifyitems
+        """
         asking = [item.nodeid for item in items if in_scope(item)]
         if asking:
             more = f" and {len(asking) - 3} more" if len(asking) > 3 else ""
