@@ -10,6 +10,7 @@ import pytest
 
 from agentloop_tools._plugin import messages
 from agentloop_tools._plugin.failures import fail
+from agentloop_tools._plugin.masking import SecretEnv
 from agentloop_tools._plugin.network import CassetteState
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ def agent_env(
     search_backend: str | None = None,
     recorded: Sequence[tuple[str, str]] = (),
     from_scripts: bool = False,
-) -> dict[str, str]:
+) -> SecretEnv:
     """``os.environ`` with placeholder keys wherever a real key must not be used.
 
     In replay, ``backend_from_env(env)`` must find the backend the cassette was
@@ -42,7 +43,7 @@ def agent_env(
     from agentloop_tools._providers import PROVIDER_SECRET_VARIABLES, SEARCH_KEY_VARIABLES
     from agentloop_tools._secrets import placeholder
 
-    env = dict(os.environ)
+    env = SecretEnv(os.environ)
     if provider:
         env["LLM_PROVIDER"] = provider
     for variable in PROVIDER_SECRET_VARIABLES:
@@ -91,6 +92,11 @@ class AgentBuilder:
         self._replay_clients = replay_clients
         self.agents: list[Agent] = []
 
+    def __repr__(self) -> str:
+        # pytest lists a failing test's arguments: the factory, never its environment.
+        provider = self._env.get("LLM_PROVIDER") or "from LLM_PROVIDER"
+        return f"<agentloop_agent: {len(self.agents)} agent(s), {self._state}, {provider}>"
+
     def __call__(
         self,
         tools: Sequence[ToolSpec | HostedTool] = (),
@@ -104,7 +110,7 @@ class AgentBuilder:
 
         from agentloop_tools._providers import DEFAULT_PROVIDER, PROVIDERS
 
-        env = dict(self._env)
+        env = SecretEnv(self._env)
         if provider is not None:
             if provider not in PROVIDERS:
                 pytest.fail(messages.unknown_provider(provider, list(PROVIDERS)), pytrace=False)

@@ -242,6 +242,10 @@ class AgentloopSession:
             report.outcome = "failed"
             if hasattr(report, "wasxfail"):
                 del report.wasxfail
+        if in_scope(item):  # before anything reads the report's text
+            from agentloop_tools._plugin.masking import clean_report
+
+            clean_report(report, _funcargs(item).get("agentloop_env"))
         if call.when == "teardown" and report.failed and self.report.wanted():
             # A refused cassette fails at teardown, after the call's record left.
             error = call.excinfo.value if call.excinfo is not None else None
