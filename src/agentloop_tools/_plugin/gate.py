@@ -59,11 +59,60 @@ def judge(
         # (The plugin's own tests are guarded by their cassette fixture instead.)
         return None if rules.ours else _recording_in_ci(item, rules)
     if when == "teardown":
-        from agentloop_tools._plugin.cassette import refusal
+        return _after_teardown(item, rules, evidence)
+    verdict = _after_body(item, rules, evidence, body)
+    _remember_what_was_judged(item, evidence)
+    return verdict
 
-        problem = refusal(item) if rules.ours else None
-        return Verdict(problem, "secret", beats_xfail=True) if problem else None
-    return _after_body(item, rules, evidence, body)
+
+def _remember_what_was_judged(item: pytest.Item, evidence: AgentloopEvidence | None) -> None:
+    """What the body left: teardown judges only the conversations that come after it."""
+    if evidence is None:
+        return
+    from agentloop_tools._plugin.cassette import provider_answers
+
+    seen = (len(evidence.transcripts), evidence.observer.answers, provider_answers(item))
+    item.stash[_JUDGED] = seen
+
+
+def _after_teardown(
+    item: pytest.Item, rules: Rules, evidence: AgentloopEvidence | None
+) -> Verdict | None:
+    """A refused cassette, then a breach in a conversation teardown ran (a fixture's)."""
+    from agentloop_tools._plugin.cassette import refusal
+
+    problem = refusal(item) if rules.ours else None
+    notes = [problem] if problem else []
+    kind = "secret" if problem else None
+    late = _late_breach(item, rules, evidence)
+    if late is not None:
+        notes.append(late)
+        kind = kind or "domain-policy"
+    return Verdict("\n".join(notes), kind, beats_xfail=True) if notes else None
+
+
+def _late_breach(item: pytest.Item, rules: Rules, evidence: AgentloopEvidence | None) -> str | None:
+    if evidence is None or rules.policy is None:
+        return None
+    conversations, observed, played = item.stash.get(_JUDGED, (0, 0, 0))
+    if len(evidence.transcripts) <= conversations:
+        return None
+    from agentloop_tools._plugin.cassette import provider_answers
+    from agentloop_tools.testing._violation_report import violation_report
+
+    found = [v for v in evidence.audit(rules.policy) if v.conversation >= conversations]
+    if not found:
+        return None
+    item.stash[VIOLATIONS] = item.stash.get(VIOLATIONS, 0) + len(found)
+    item.stash[LATE_BREACH] = True
+    every = [transcript.messages for transcript in evidence.transcripts]
+    report = violation_report(found, every, rules.policy, several=True)
+    late = sorted({v.conversation + 1 for v in found})
+    # Answers the observer saw after the body that the cassette did not serve: those
+    # conversations ran with the cassette closed (or on a transport of their own).
+    unreplayed = evidence.observer.answers - observed > provider_answers(item) - played
+    note = messages.breach_in_teardown(item.nodeid, late, replayed=not unreplayed)
+    return f"{report}\n(policy from {rules.origin})\n{note}"
 
 
 def _after_body(
@@ -188,6 +237,9 @@ def _audit(item: pytest.Item, rules: Rules, evidence: AgentloopEvidence | None) 
 
 # What the session's report reads of a judged test.
 VIOLATIONS = pytest.StashKey[int]()
+LATE_BREACH = pytest.StashKey[bool]()  # a conversation run by teardown breached
+# Conversations, answers seen and answers the cassette served, when the body ended.
+_JUDGED = pytest.StashKey[tuple[int, int, int]]()
 NOT_AUDITED = pytest.StashKey[bool]()  # marked, opted out of evidence, and showed none
 
 

@@ -104,11 +104,11 @@ class Hooks:
                 terminalreporter.write_line(line)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        """The report files written.
+        """The report files written; a retried attempt that breached fails the run.
 
         https://docs.pytest.org/en/stable/reference/reference.html#pytest.hookspec.pytest_sessionfinish
         """
-        self.session.finish()
+        self.session.finish(session)
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         """Replay clients closed.

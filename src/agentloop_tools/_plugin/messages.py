@@ -115,6 +115,30 @@ def marker_near_miss(nodeid: str, written: str, right: str) -> str:
     )
 
 
+def breached_attempt(nodeid: str, attempt: int, violations: int) -> str:
+    return (
+        f"BREACH IN A RERUN ATTEMPT {nodeid} (attempt {attempt}): {violations} domain policy "
+        "violation(s), then rerun. The test's outcome is the rerun plugin's; the run fails "
+        "all the same, since a model that reached a refused host once will again."
+    )
+
+
+def breach_in_teardown(nodeid: str, conversations: Sequence[int], *, replayed: bool) -> str:
+    which = ", ".join(str(number) for number in conversations)
+    how = (
+        "audited from the transcript the observer saw"
+        if replayed
+        else "audited from the transcript the observer saw: it was not replayed from the "
+        "cassette (it ran after the cassette closed, or on a transport of its own)"
+    )
+    return (
+        f"(conversation(s) {which} of {nodeid} ran during teardown, after the test body, "
+        f"in a fixture's teardown or a finalizer: {how}. A teardown error is pytest's "
+        "only way to fail a test after its body; move the agent into the test, or keep "
+        "it from the refused hosts.)"
+    )
+
+
 def marker_clash(nodeid: str, name: str, keywords: Sequence[str]) -> str:
     return (
         f"@pytest.mark.{name} on {nodeid} is a marker this project registered itself, "

@@ -33,6 +33,7 @@ class RunReport:
         self.config = config
         self.records: list[dict[str, Any]] = []
         self.not_audited: list[str] = []
+        self.breached_attempts: list[dict[str, Any]] = []
 
     def wanted(self) -> bool:
         """Whether a report file is asked for (then each test carries its full record)."""
@@ -41,7 +42,9 @@ class RunReport:
     def collect(self, report: pytest.TestReport) -> None:
         if report.when == "teardown":
             for name, value in report.user_properties:
-                if name == TEARDOWN_PROPERTY and isinstance(value, dict):
+                if name == RECORD_PROPERTY and isinstance(value, dict):
+                    self._replace(value)  # teardown ran a conversation: the whole record
+                elif name == TEARDOWN_PROPERTY and isinstance(value, dict):
                     self._fail_at_teardown(value)
         if report.when != "call":
             return
@@ -50,6 +53,21 @@ class RunReport:
                 self.not_audited.append(value)
             elif name == RECORD_PROPERTY and isinstance(value, dict):
                 self.records.append(value)
+                if str(report.outcome) == "rerun":  # pytest-rerunfailures: an attempt, retried
+                    value["outcome"] = "rerun"
+                    if value.get("violation_count"):
+                        self.breached_attempts.append(value)
+
+    def _replace(self, record: dict[str, Any]) -> None:
+        for index in range(len(self.records) - 1, -1, -1):
+            if self.records[index].get("test") == record.get("test"):
+                self.records[index] = record
+                return
+        self.records.append(record)
+
+    def breached(self) -> bool:
+        """Whether an attempt that a rerun plugin retried breached the policy."""
+        return bool(self.breached_attempts)
 
     def _fail_at_teardown(self, value: dict[str, Any]) -> None:
         # A refused cassette fails at teardown, after the call's record left.
@@ -65,6 +83,15 @@ class RunReport:
         violations = [r["violation_count"] for r in self.records]
         breached = sum(1 for count in violations if count)
         lines = [messages.not_audited(nodeid) for nodeid in self.not_audited]
+        attempts: dict[str, int] = {}
+        for record in self.records:
+            attempts[record["test"]] = attempts.get(record["test"], 0) + 1
+            if record in self.breached_attempts:
+                lines.append(
+                    messages.breached_attempt(
+                        record["test"], attempts[record["test"]], record["violation_count"]
+                    )
+                )
         lines.append(
             f"{len(self.records)} test(s) with agent evidence, {conversations} conversation(s); "
             f"{sum(violations)} domain policy violation(s) in {breached} test(s)"

@@ -246,6 +246,14 @@ class AgentloopSession:
             from agentloop_tools._plugin.masking import clean_report
 
             clean_report(report, _funcargs(item).get("agentloop_env"))
+        if call.when == "teardown" and item.stash.get(gate.LATE_BREACH, False):
+            # A conversation teardown ran: the test's record is rebuilt with it.
+            evidence = evidence_of(item)
+            if evidence is not None:
+                error = call.excinfo.value if call.excinfo is not None else None
+                record = self._record(item, evidence, report, error)
+                record["outcome"] = "error"
+                report.user_properties.append(record_property(record))
         if call.when == "teardown" and report.failed and self.report.wanted():
             # A refused cassette fails at teardown, after the call's record left.
             error = call.excinfo.value if call.excinfo is not None else None
@@ -256,19 +264,34 @@ class AgentloopSession:
             report.user_properties.append(not_audited_property(item))
         evidence = evidence_of(item)
         if evidence is not None and evidence.transcripts:
-            # The full record only when a report file is asked for; counts otherwise.
-            policy, origin = self.policy_for(item)
-            full = self.report.wanted()
             error = call.excinfo.value if call.excinfo is not None else None
-            record = record_of(item, evidence, report, policy, origin, full=full, error=error)
-            record["violation_count"] = item.stash.get(gate.VIOLATIONS, 0)
-            report.user_properties.append(record_property(record))
+            report.user_properties.append(
+                record_property(self._record(item, evidence, report, error))
+            )
+
+    def _record(
+        self,
+        item: pytest.Item,
+        evidence: AgentloopEvidence,
+        report: pytest.TestReport,
+        error: BaseException | None,
+    ) -> dict[str, Any]:
+        """The test's record: in full when a report file is asked for, counts otherwise."""
+        policy, origin = self.policy_for(item)
+        full = self.report.wanted()
+        record = record_of(item, evidence, report, policy, origin, full=full, error=error)
+        record["violation_count"] = item.stash.get(gate.VIOLATIONS, 0)
+        return record
 
     # End of the run ------------------------------------------------------------------
 
-    def finish(self) -> None:
-        if not hasattr(self.config, "workerinput"):  # xdist: the controller writes
-            self.report.write_files()
+    def finish(self, session: pytest.Session) -> None:
+        """The report files, and a failed run when a retried attempt breached."""
+        if hasattr(self.config, "workerinput"):
+            return  # xdist: the controller writes, and decides the exit status
+        self.report.write_files()
+        if self.report.breached() and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def close(self) -> None:
         self.replay_clients.close()
