@@ -8,14 +8,21 @@ the build command's paths (run against a stand-in environment, not PyPA's build)
 
 from __future__ import annotations
 
+import email.parser
 import re
 import shutil
 import subprocess
+import sys
+import zipfile
+from email.message import Message
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
+from packaging.version import Version
 
 REPO = Path(__file__).parents[1]
+URL = "https://github.com/based-models/agentloop-tools"
 
 
 def _absolute_paths_in_dev_build() -> list[str]:
@@ -68,3 +75,57 @@ def test_dev_build_builds_into_the_checkouts_dist(tmp_path: Path) -> None:
         f"python -m build --outdir {dist} {checkout}",
         f"twine check --strict {dist}/a.tar.gz {dist}/a.whl",
     ]
+
+
+@pytest.fixture(scope="module")
+def metadata(tmp_path_factory: pytest.TempPathFactory) -> Message:
+    """The METADATA of a wheel hatchling builds from this checkout (about a second)."""
+    pytest.importorskip("hatchling", reason="hatchling (the dev extra) builds the wheel")
+    out = tmp_path_factory.mktemp("wheel")
+    build = f"from hatchling.build import build_wheel; build_wheel({str(out)!r})"
+    subprocess.run(
+        [sys.executable, "-c", build],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+    )
+    [wheel] = out.glob("*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        [name] = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
+        text = archive.read(name).decode()
+    return email.parser.Parser().parsestr(text)
+
+
+def test_the_license_is_an_spdx_expression_in_metadata_2_4(metadata: Message) -> None:
+    # 2.4 brought License-Expression (hatchling 1.27, the floor); a newer hatchling
+    # writes a later version.
+    assert Version(metadata["Metadata-Version"]) >= Version("2.4")
+    assert metadata["License-Expression"] == "Apache-2.0"
+    # PEP 639: a License classifier beside License-Expression is an error for PyPI.
+    assert not [c for c in metadata.get_all("Classifier", []) if c.startswith("License ::")]
+
+
+def test_the_project_urls_and_keywords(metadata: Message) -> None:
+    urls = dict(line.split(", ", 1) for line in metadata.get_all("Project-URL", []))
+    assert urls["Changelog"] == f"{URL}/blob/main/CHANGELOG.md"
+    assert urls["Issues"] == f"{URL}/issues"
+    assert urls["Source"] == URL
+    assert "pytest" in metadata["Keywords"].split(",")
+
+
+def _extra(metadata: Message, extra: str) -> set[str]:
+    """The names of the packages ``extra`` adds to the core install."""
+    names = set()
+    for line in metadata.get_all("Requires-Dist", []):
+        requirement = Requirement(line)
+        marker = requirement.marker
+        # Only under this extra: not a core requirement with some other marker.
+        if marker and marker.evaluate({"extra": extra}) and not marker.evaluate({"extra": ""}):
+            names.add(requirement.name)
+    return names
+
+
+def test_the_testing_extra_adds_no_second_httpx_floor(metadata: Message) -> None:
+    # The core requires httpx at a newer floor: a second, older one only misleads.
+    assert "httpx" not in _extra(metadata, "testing")
+    assert "pytest" in _extra(metadata, "testing")
