@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 import zipfile
 from email.message import Message
 from pathlib import Path
@@ -129,3 +130,44 @@ def test_the_testing_extra_adds_no_second_httpx_floor(metadata: Message) -> None
     # The core requires httpx at a newer floor: a second, older one only misleads.
     assert "httpx" not in _extra(metadata, "testing")
     assert "pytest" in _extra(metadata, "testing")
+
+
+def test_strategies_without_hypothesis_names_the_extra() -> None:
+    code = (
+        "import sys; sys.modules['hypothesis'] = None\n"
+        "try:\n"
+        "    import agentloop_tools.testing.strategies\n"
+        "except ImportError as error:\n"
+        "    print(type(error).__name__, error.name, error, sep='|')\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    kind, name, message = result.stdout.strip().split("|")
+    assert kind == "ModuleNotFoundError"
+    assert name == "hypothesis"
+    assert "pip install 'based-models-agentloop-tools[strategies]'" in message
+
+
+def test_strategies_import_with_hypothesis() -> None:
+    pytest.importorskip("hypothesis")
+    from agentloop_tools.testing import strategies
+
+    assert callable(strategies.urls)
+
+
+def test_hypothesis_is_in_the_strategies_extra_only(metadata: Message) -> None:
+    assert "strategies" in metadata.get_all("Provides-Extra", [])
+    assert _extra(metadata, "strategies") == {"hypothesis"}
+    # Installed, Hypothesis's pytest plugin loads in every run of the environment.
+    assert "hypothesis" not in _extra(metadata, "testing")
+
+
+def test_dev_repeats_the_strategies_extras_hypothesis_floor() -> None:
+    # .ci/lowest reads Hypothesis's floor from dev; users get the strategies extra's.
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    [ours] = [r for r in map(Requirement, extras["strategies"]) if r.name == "hypothesis"]
+    [devs] = [r for r in map(Requirement, extras["dev"]) if r.name == "hypothesis"]
+    assert ours.specifier == devs.specifier
