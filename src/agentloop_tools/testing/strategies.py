@@ -21,7 +21,8 @@ clean ones from hosts no rule covers (for a blocklist) or covered hosts (for an
 allowlist), written in forms that link nothing else. Examples shrink towards short,
 readable cases (a plain ``https://`` URL, one sentence).
 
-Hypothesis is imported when this module is (it is in the ``testing`` extra).
+Hypothesis is imported when this module is. It is in the ``strategies`` extra, not in
+``testing``: installed, its pytest plugin loads in every run of the environment.
 """
 
 from __future__ import annotations
@@ -29,7 +30,17 @@ from __future__ import annotations
 import string
 from typing import TYPE_CHECKING
 
-from hypothesis import strategies as st
+try:
+    from hypothesis import strategies as st
+except ModuleNotFoundError as error:
+    if error.name != "hypothesis":
+        raise
+    # Name the extra that brings it, not just the missing module.
+    raise ModuleNotFoundError(
+        f"{error}: agentloop_tools.testing.strategies needs Hypothesis; install it with "
+        "pip install 'based-models-agentloop-tools[strategies]'",
+        name=error.name,
+    ) from None
 
 if TYPE_CHECKING:
     from agentloop import Transcript
