@@ -371,12 +371,13 @@ def policy_at(start: Path) -> ProjectPolicy:
 
 
 def mentions_us(path: Path) -> bool:
-    """Whether a file's bytes name ``agentloop`` at all: one that does not holds no table
-    of ours, and is not parsed (it may be a template, or not TOML, and not ours to judge).
-    The pytest plugin's start-up probe (``_plugin.scope``) asks the same of the bytes.
+    """Whether a file may hold our table (``_config_probe``): one that cannot is not parsed,
+    so a template, or a file that is not TOML or not UTF-8, is not ours to judge.
     """
+    from agentloop_tools._config_probe import mentions_us as probe
+
     try:
-        return b"agentloop" in path.read_bytes().lower()
+        return probe(path.read_bytes())
     except OSError:
         return True  # unreadable: reading it again says why
 

@@ -21,6 +21,7 @@ import pytest
 
 from agentloop_tools._plugin.scope import (
     EVIDENCE,
+    FIXTURE_USED,
     FROM_SCRIPTS_OPTION,
     GUARD_FIXTURE,
     HTML_REPORT_OPTION,
@@ -35,6 +36,7 @@ from agentloop_tools._plugin.scope import (
     in_scope,
     marker_near_miss,
     needs_pytest,
+    property_names,
     registered_markers,
     supported,
 )
@@ -72,8 +74,10 @@ class Standby:
     """The plugin in a run whose configuration does not ask for it: waits for a first use.
 
     It looks at the collected tests (a worker's too) and, under xdist, at the reports
-    the controller receives; at the first test that uses the plugin it hands over to
-    the real hooks. Until then it adds nothing to the run: no line, no fixture, no frame.
+    the controller receives; at the first test that uses the plugin, or the first of its
+    fixtures set up, it hands over to the real hooks. Until then it adds nothing to the
+    run: no line, no fixture, no frame. It implements no setup, call or teardown hook,
+    so not even pluggy's locals in a traceback of those phases name it.
     """
 
     def __init__(self, config: pytest.Config) -> None:
@@ -86,8 +90,9 @@ class Standby:
 
         manager = self.config.pluginmanager
         if manager.get_plugin(SESSION_NAME) is self:
+            hooks = Hooks(self.config)  # first: if it cannot start, the standby stays
             manager.unregister(self)
-            manager.register(Hooks(self.config), SESSION_NAME)
+            manager.register(hooks, SESSION_NAME)
         return manager.get_plugin(SESSION_NAME)
 
     @pytest.hookimpl(tryfirst=True)
@@ -113,21 +118,12 @@ class Standby:
             self._registered = registered_markers(self.config)
         return marker_near_miss(name, self._registered)
 
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_setup(self, item: pytest.Item) -> None:
-        """A test made after collection that uses the plugin hands over too.
-
-        https://docs.pytest.org/en/stable/reference/reference.html#pytest.hookspec.pytest_runtest_setup
-        """
-        if in_scope(item):  # an item made after collection (another plugin's)
-            self.activate().pytest_runtest_setup(item)
-
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Under xdist the controller collects nothing: a worker's report tells it.
 
         https://docs.pytest.org/en/stable/reference/reference.html#pytest.hookspec.pytest_runtest_logreport
         """
-        if any(str(name).startswith(PROPERTY_PREFIX) for name, _ in report.user_properties):
+        if any(str(name).startswith(PROPERTY_PREFIX) for name in property_names(report)):
             self.activate().pytest_runtest_logreport(report)
 
 
@@ -242,9 +238,29 @@ def agentloop_evidence(request: pytest.FixtureRequest) -> AgentloopEvidence:
     """What this test's agents did: .transcripts, .sources(), .citations(), .audit(policy)."""
     from agentloop_tools.testing import AgentloopEvidence
 
+    _used_by(request)
     evidence = AgentloopEvidence()
     request.node.stash[EVIDENCE] = evidence
     return evidence
+
+
+def _used_by(request: pytest.FixtureRequest) -> None:
+    """The test uses the plugin, even when it asked through ``request.getfixturevalue``.
+
+    Asked that way, the plugin sees it only now: too late to guard a cassette that
+    pytest-recording already opened (scrubbing, strict matching), so that fails.
+    """
+    __tracebackhide__ = True
+    node = request.node
+    if FIXTURE_USED in node.stash:
+        return
+    node.stash[FIXTURE_USED] = True
+    if GUARD_FIXTURE not in getattr(node, "fixturenames", ()) and (
+        node.get_closest_marker("vcr") is not None
+    ):
+        from agentloop_tools._plugin import messages
+
+        pytest.fail(messages.asked_too_late(node.nodeid, request.fixturename), pytrace=False)
 
 
 @pytest.fixture
@@ -253,6 +269,7 @@ def agentloop_env(request: pytest.FixtureRequest) -> dict[str, str]:
     from agentloop_tools._plugin.agents import agent_env
     from agentloop_tools._plugin.cassette import cassette_state, recorded_search_apis
 
+    _used_by(request)
     state = cassette_state(request)
     return agent_env(
         session_of(request.config).provider,

@@ -225,14 +225,16 @@ def test_a_pyproject_that_mentions_us_and_will_not_read_is_a_usage_error(
 
 # --- 6. our frames in other people's tracebacks -------------------------------------------
 
-FAILING_TEARDOWN = """
+FAILING_TEARDOWN_CONFTEST = """
 import pytest
 
 @pytest.fixture
 def resource():
     yield 1
     raise RuntimeError("the resource would not close")
+"""
 
+FAILING_TEARDOWN = """
 def test_uses_it(resource):
     assert resource == 1
 
@@ -242,35 +244,38 @@ def test_fails(resource):
 
 
 def failures(result: pytest.RunResult) -> list[str]:
-    """The run's ERRORS and FAILURES sections, as printed."""
+    """The run's ERRORS and FAILURES sections, as printed, addresses aside."""
     text = result.stdout.str()
     start = min(
         (text.index(head) for head in ("= ERRORS =", "= FAILURES =") if head in text),
         default=0,
     )
     end = text.index("short test summary info")
-    return [line for line in text[start:end].splitlines() if "agentloop" not in line]
+    return [re.sub(r"0x[0-9a-f]+", "0x", line) for line in text[start:end].splitlines()]
 
 
 @pytest.mark.parametrize("tb", ["auto", "long", "short"])
-def test_a_fixtures_failing_teardown_is_reported_as_without_us(
+def test_a_conftest_fixtures_failing_teardown_is_reported_as_without_us(
     project: pytest.Pytester, tb: str
 ) -> None:
+    # A fixture outside the test's module: pytest cannot cut the traceback at the test
+    # module, so every frame between pytest and the fixture is shown, a wrapper's too.
+    project.makeconftest(FAILING_TEARDOWN_CONFTEST)
     project.makepyfile(test_project=FAILING_TEARDOWN)
     without = project.runpytest("-p", "no:agentloop_tools", f"--tb={tb}", "-rA")
     # In a run that uses the plugin (configured for it), its hook wrappers run around
     # every test: none of their frames may show.
     project.makepyfile(test_env="def test_env(agentloop_env):\n    pass\n")
     with_us = project.runpytest(f"--tb={tb}", "-rA", "--agentloop-provider=anthropic")
-    assert failures(without), "the control run shows the failures"
+    assert "the resource would not close" in "\n".join(failures(without))
     assert failures(with_us) == failures(without)
-    assert "hooks.py" not in with_us.stdout.str()
-    assert "session.py" not in with_us.stdout.str()
+    assert "agentloop" not in "\n".join(failures(with_us))
 
 
 def test_a_failing_teardown_in_an_unused_run_is_the_run_without_us(
     project: pytest.Pytester,
 ) -> None:
+    project.makeconftest(FAILING_TEARDOWN_CONFTEST)
     project.makepyfile(test_project=FAILING_TEARDOWN)
     same_as_without_us(project, "--tb=long").assert_outcomes(passed=1, failed=1, errors=2)
 
@@ -315,3 +320,96 @@ def test_a_body_ending_in_pytest_fail_after_a_breach_reports_the_breach(
             "*the test body also failed, after its agent ran: Failed: giving up*",
         ]
     )
+
+
+# --- found by review: every way a policy could quietly go ----------------------------------
+
+
+@pytest.mark.parametrize(
+    "table",
+    ["[tool.agentlop-tools]", "[tool.agent_loop_tools]", "[tool.agentloop_tools]"],
+)
+def test_a_misspelt_project_table_stops_every_run(project: pytest.Pytester, table: str) -> None:
+    project.makeini(INI)
+    project.makepyprojecttoml(f'{table}\nblock = ["wikipedia.org"]\n')
+    project.makepyfile(test_plain=PLAIN)
+    unused = project.runpytest()
+    assert unused.ret == pytest.ExitCode.USAGE_ERROR
+    unused.stderr.fnmatch_lines(["*is not read*Rename the table*"])
+    project.makepyfile(test_agent=LEAKY_TEST.format(marker=""))
+    assert project.runpytest("--record-mode=once").ret == pytest.ExitCode.USAGE_ERROR
+
+
+def test_a_table_name_written_with_an_escape_is_read(project: pytest.Pytester) -> None:
+    project.makeini(INI)
+    project.makepyprojecttoml('[tool."\\u0061gentloop-tools"]\nblock = ["wikipedia.org"]\n')
+    project.makepyfile(test_agent=LEAKY_TEST.format(marker=""))
+    project.runpytest("--record-mode=once").assert_outcomes(failed=1)
+
+
+def test_an_empty_provider_option_is_a_usage_error(project: pytest.Pytester) -> None:
+    project.makepyfile(test_plain=PLAIN)
+    result = project.runpytest("--agentloop-provider=")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--agentloop-provider = '' is not a provider*"])
+
+
+def test_a_property_that_is_not_a_pair_is_the_tests_own_business(
+    project: pytest.Pytester,
+) -> None:
+    project.makepyfile(
+        test_props="def test_props(request):\n"
+        "    request.node.user_properties.append(('build', 'x', 'extra'))\n"
+        "    request.node.user_properties.append('loose')\n"
+    )
+    same_as_without_us(project).assert_outcomes(passed=1)
+    project.makepyfile(test_env="def test_env(agentloop_env):\n    pass\n")
+    project.runpytest().assert_outcomes(passed=2)
+
+
+GETFIXTUREVALUE = """
+import pytest
+from agentloop_tools.testing import ScriptedProvider, anthropic_message, anthropic_text
+from agentloop_tools.web import native_web_search
+
+SCRIPT = [anthropic_message([anthropic_text("See https://en.wikipedia.org/wiki/Python.")])]
+
+{marker}
+def test_agent(request):
+    agentloop_agent = request.getfixturevalue("agentloop_agent")
+    agent = agentloop_agent([native_web_search()], provider="anthropic",
+                            http_client=ScriptedProvider("anthropic", SCRIPT).http_client())
+    agent.run("Tell me about Python")
+"""
+
+
+def test_an_agent_asked_for_by_name_is_audited_under_the_project_policy(
+    project: pytest.Pytester,
+) -> None:
+    project.makeini(INI + "agentloop_block_domains = wikipedia.org\n")
+    project.makepyfile(test_agent=GETFIXTUREVALUE.format(marker=""))
+    result = project.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*1 domain policy violation*"])
+
+
+def test_an_agent_asked_for_by_name_after_its_cassette_opened_fails(
+    project: pytest.Pytester,
+) -> None:
+    project.makepyfile(test_agent=GETFIXTUREVALUE.format(marker="@pytest.mark.vcr"))
+    result = project.runpytest("--record-mode=once")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        ["*asked for agentloop_* through request.getfixturevalue(), after its cassette*"]
+    )
+
+
+def test_the_projects_own_marker_on_a_test_that_uses_our_fixtures_is_left_alone(
+    project: pytest.Pytester,
+) -> None:
+    project.makeini(INI + "markers =\n    domain_policy(level): the project's own\n")
+    project.makepyfile(
+        test_project="import pytest\n\n@pytest.mark.domain_policy('strict')\n"
+        "def test_env(agentloop_env):\n    pass\n"
+    )
+    project.runpytest("--strict-markers").assert_outcomes(passed=1)

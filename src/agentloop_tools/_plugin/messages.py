@@ -139,6 +139,16 @@ def breach_in_teardown(nodeid: str, conversations: Sequence[int], *, replayed: b
     )
 
 
+def asked_too_late(nodeid: str, fixture: str | None) -> str:
+    return (
+        f"{nodeid} asked for {fixture} through request.getfixturevalue(), after its "
+        "cassette was opened: the plugin could not guard it (credentials scrubbed, "
+        "requests matched strictly), so it would record or replay unguarded. Name the "
+        "fixture as an argument of the test or of a fixture it uses, or add "
+        f"@pytest.mark.usefixtures({fixture!r}). See {docs_url('connect')}."
+    )
+
+
 def marker_clash(nodeid: str, name: str, keywords: Sequence[str]) -> str:
     return (
         f"@pytest.mark.{name} on {nodeid} is a marker this project registered itself, "

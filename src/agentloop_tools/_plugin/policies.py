@@ -130,18 +130,20 @@ def refuse_unknown_ini_keys(config: pytest.Config) -> None:
             )
 
 
-def marker_clash(item: pytest.Item) -> None:
-    """A ``domain_policy`` marker the project registered itself, written in our keyword form.
+def marker_clash(item: pytest.Item) -> bool:
+    """Whether the test's ``domain_policy`` markers are ours to read; a clash is an error.
 
-    Which of the two markers is meant is not the plugin's guess to make: the project's
-    own marker is left alone unless it carries one of our keywords, and then the run stops.
+    A project that registered a ``domain_policy`` marker itself owns it: its markers are
+    left alone, unless one carries our keywords, and then which marker is meant is not
+    the plugin's guess to make.
     """
     if not project_owns_marker(item.config):
-        return
+        return True
     for mark in item.iter_markers(MARKER_NAME):
         ours = sorted(MARKER_KEYWORDS.intersection(mark.kwargs))
         if ours:
             raise pytest.UsageError(messages.marker_clash(item.nodeid, MARKER_NAME, ours))
+    return False
 
 
 def read_marker(item: pytest.Item) -> Marker:

@@ -41,14 +41,14 @@ class RunReport:
 
     def collect(self, report: pytest.TestReport) -> None:
         if report.when == "teardown":
-            for name, value in report.user_properties:
+            for name, value in _pairs(report):
                 if name == RECORD_PROPERTY and isinstance(value, dict):
                     self._replace(value)  # teardown ran a conversation: the whole record
                 elif name == TEARDOWN_PROPERTY and isinstance(value, dict):
                     self._fail_at_teardown(value)
         if report.when != "call":
             return
-        for name, value in report.user_properties:
+        for name, value in _pairs(report):
             if name == NOT_AUDITED_PROPERTY and isinstance(value, str):
                 self.not_audited.append(value)
             elif name == RECORD_PROPERTY and isinstance(value, dict):
@@ -113,6 +113,15 @@ class RunReport:
             _report.write_json(json_path, self.records)
         if html_path:
             _report.write_html(html_path, self.records)
+
+
+def _pairs(report: pytest.TestReport) -> list[tuple[str, Any]]:
+    """A report's ``(name, value)`` properties; anything else a test appended is not ours."""
+    return [
+        (entry[0], entry[1])
+        for entry in report.user_properties
+        if isinstance(entry, tuple | list) and len(entry) == 2 and isinstance(entry[0], str)
+    ]
 
 
 def prepare_report_paths(config: pytest.Config) -> None:

@@ -93,6 +93,16 @@ OPTIONS = (
 )
 
 EVIDENCE: pytest.StashKey[AgentloopEvidence] = pytest.StashKey()
+FIXTURE_USED = pytest.StashKey[bool]()  # one of our fixtures was set up for the test
+
+
+def property_names(report: pytest.TestReport) -> list[str]:
+    """The names of a report's ``user_properties`` (a test may append anything there)."""
+    names = []
+    for entry in report.user_properties:
+        if isinstance(entry, tuple | list) and entry:
+            names.append(str(entry[0]))
+    return names
 
 
 def pytest_version() -> tuple[int, ...]:
@@ -121,11 +131,13 @@ def needs_pytest() -> str:
 def in_scope(item: pytest.Item) -> bool:
     """Whether a test uses the plugin: one of its fixtures, or the marker as ours.
 
-    A ``domain_policy`` marker the project registered itself is the project's, unless
-    it carries one of our keywords (a clash, refused when the marker is read).
+    A fixture counts when the test names it (collection sees it) or when one was set up
+    for it (``request.getfixturevalue``). A ``domain_policy`` marker the project
+    registered itself is the project's, unless it carries one of our keywords (a clash,
+    refused when the marker is read).
     """
     names = getattr(item, "fixturenames", ())
-    if OUR_FIXTURES.intersection(names):
+    if OUR_FIXTURES.intersection(names) or FIXTURE_USED in item.stash:
         return True
     marks = list(item.iter_markers(MARKER_NAME))
     if not marks:
@@ -245,7 +257,9 @@ def _our_table(config: pytest.Config) -> str | None:
         data = path.read_bytes()
     except OSError:
         return None  # no file (or none to read): pytest reports its own
-    if b"agentloop" not in data.lower():
+    from agentloop_tools._config_probe import mentions_us
+
+    if not mentions_us(data):
         return None
     from agentloop_tools._config import TABLE, read_table
     from agentloop_tools._errors import ConfigError

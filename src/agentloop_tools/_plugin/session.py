@@ -143,7 +143,8 @@ class AgentloopSession:
         if item.get_closest_marker(MARKER_NAME) is None or MARKER in item.stash:
             return None
         try:
-            marker_clash(item)
+            if not marker_clash(item):
+                return None  # the project's own domain_policy marker: not ours to read
             item.stash[MARKER] = read_marker(item)
         except pytest.UsageError as error:
             item.stash[_MARKER_PROBLEM] = str(error)
@@ -184,16 +185,18 @@ class AgentloopSession:
         """
         __tracebackhide__ = True
         rules = self.rules(item)
-        if rules is None:
-            return (yield)  # not the plugin's test: its outcome is its own
-        self._fail_on(item, gate.judge(item, rules, "before", None))
+        if rules is not None:
+            self._fail_on(item, gate.judge(item, rules, "before", None))
         body: BaseException | None = None
         result: object = None
         try:
             result = yield
         except _BODY_ENDINGS as ended:
             body = ended
-        self._fail_on(item, gate.judge(item, rules, "call", evidence_of(item), body))
+        # Read again: a body that asked for a fixture of ours by name is ours now.
+        rules = self.rules(item)
+        if rules is not None:
+            self._fail_on(item, gate.judge(item, rules, "call", evidence_of(item), body))
         if body is not None:
             raise body
         return result
@@ -330,9 +333,10 @@ def _default_provider(config: pytest.Config) -> str | None:
     from agentloop_tools._providers import PROVIDERS
 
     option = config.getoption(PROVIDER_OPTION.dest)
-    provider = option or config.getini("agentloop_provider")
-    if provider and provider not in PROVIDERS:
-        where = PROVIDER_OPTION.flag if option else "ini key agentloop_provider"
+    # Given empty (``--agentloop-provider=$UNSET``) is a mistake, not "unset".
+    provider = option if option is not None else config.getini("agentloop_provider")
+    if (provider or option is not None) and provider not in PROVIDERS:
+        where = PROVIDER_OPTION.flag if option is not None else "ini key agentloop_provider"
         raise pytest.UsageError(messages.unknown_provider_setting(where, provider, list(PROVIDERS)))
     return str(provider) if provider else None
 
