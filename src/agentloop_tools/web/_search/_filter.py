@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from datetime import date
 
 from agentloop_tools.web._policy._policy import DomainPolicy
-from agentloop_tools.web._search._options import Undated, published_on
+from agentloop_tools.web._search._dates import published_on
+from agentloop_tools.web._search._options import Undated
 from agentloop_tools.web._search._render import SearchHit, shown_url
 from agentloop_tools.web._text._destinations import same_host
 
