@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import warnings
 from datetime import date
+from typing import Any
 
 import pytest
 
 from agentloop_tools.testing import ScriptedSearch, exa_results, searxng_results
 from agentloop_tools.web import PointInTimeWarning, sources
 from agentloop_tools.web._search._dates import published_on
-from agentloop_tools.web.backends import exa, searxng
+from agentloop_tools.web.backends import SearchBackend, exa, searxng
 from tests.search.helpers import EXA_KEY, call, results, run_agent, scripted_tool
 
 JUNE_30, JULY_1 = date(2024, 6, 30), date(2024, 7, 1)
@@ -84,8 +85,9 @@ def test_a_zone_or_tag_that_cannot_be_read_surely_is_no_date(published: str) -> 
     assert published_on(published) is None
 
 
-def _search(backend: str, published: str, **options: object) -> tuple[str, int]:
+def _search(backend: str, published: str, **options: Any) -> tuple[str, int]:
     hit = ("https://docs.python.org/3/", "Docs", "s", published)
+    chosen: SearchBackend
     if backend == "exa":
         script = ScriptedSearch("exa", [exa_results([hit])])
         chosen = exa(EXA_KEY)
