@@ -2,9 +2,11 @@
 
 For a sandbox with no direct egress: the search provider reads the page (Tavily
 ``POST /extract``, Exa ``POST /contents``), our code does everything else as for
-a direct fetch. The URL and the policy are checked before any request; the URL
-the provider says it read is checked again (as a redirect hop) before its text is
-shown. The key travels in a header only and is masked in every message.
+a direct fetch. The URL, the policy and a literal address are checked before any
+request; the URL the provider says it read is checked again (as a redirect hop:
+the policy, then the address) before its text is shown. The key travels in a
+header only and is masked in everything shown of the result (URL, title, text,
+errors).
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ import json
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 from ada_url import parse_url
 
@@ -117,15 +121,7 @@ class _Exa:
 def read_via(settings: FetchSettings, api: PageApi, href: str, requested: Requested) -> Page:
     """A page through a search provider's page API: checks before and after."""
     if not settings.allow_private:
-        host = str(parse_url(href, attributes=("hostname",))["hostname"]).strip("[]")
-        literal = parse_address(host)
-        reason = refusal(literal) if literal is not None else None
-        if reason is not None:
-            raise FetchRefusal(
-                "blocked-address",
-                f"{href} names {host}, {reason}",
-                "do not retry; only public sites can be read",
-            )
+        _refuse_private(href, href)
     deadline = time.monotonic() + settings.timeout
     got = read_through(
         api,
@@ -136,13 +132,16 @@ def read_via(settings: FetchSettings, api: PageApi, href: str, requested: Reques
         deadline=deadline,
         timeout=settings.timeout,
     )
+    mask = _Mask(api)
     chain = [href]
     if got.url is not None:
-        final = check_url(got.url, None, hop=got.url)
+        try:
+            final = _final_url(settings, mask, api.name, href, got.url, requested)
+        except FetchRefusal as refused:
+            # The refusal may quote the URL the provider reported: mask it too.
+            raise mask.refusal(refused) from None
         if final != href:
-            # The provider's final URL is a hop the audit must see, refused or not.
-            requested.append(("redirect", final))
-            chain.append(check_url(final, settings.policy, hop=final))
+            chain.append(final)
     text = got.text
     notes: list[str] = [f"note: read through the {api.name} API"]
     if len(text) > settings.max_bytes:
@@ -157,8 +156,50 @@ def read_via(settings: FetchSettings, api: PageApi, href: str, requested: Reques
             f"{chain[-1]} has no readable text through the {api.name} API",
             "use another source, such as a static or text version of the page",
         )
-    title = " ".join(got.title.split()) if got.title else None
+    title = mask.text(" ".join(got.title.split())) if got.title else None
     return Page(tuple(chain), title, text, tuple(notes))
+
+
+def _final_url(
+    settings: FetchSettings, mask: _Mask, name: str, href: str, reported: str, requested: Requested
+) -> str:
+    """The URL the provider says it read, checked like a redirect hop, as it is shown.
+
+    Every check judges the URL as reported; what is shown (the header, the
+    ``redirect:`` line) has the key masked. A URL whose host would change under the
+    mask is withheld whole: shown masked, it would name another site.
+    """
+    final = check_url(reported, None, hop=reported)
+    if final == href:
+        return href
+    if mask.in_host(final):
+        raise FetchRefusal(
+            "fetch-error",
+            f"the {name} page API reported a final URL whose host holds its key; "
+            "it is withheld with its text",
+            "do not retry this URL; use another source",
+        )
+    shown = mask.url(final)
+    # The provider's final URL is a hop the audit must see, refused or not.
+    requested.append(("redirect", shown))
+    check_url(final, settings.policy, hop=final)
+    if not settings.allow_private:
+        _refuse_private(final, f"the redirect to {shown}")
+    return shown
+
+
+def _refuse_private(url: str, subject: str) -> None:
+    """The address check of a direct fetch, for a literal host (names are not resolved:
+    the provider connects, not us)."""
+    host = str(parse_url(url, attributes=("hostname",))["hostname"]).strip("[]")
+    literal = parse_address(host)
+    reason = refusal(literal) if literal is not None else None
+    if reason is not None:
+        raise FetchRefusal(
+            "blocked-address",
+            f"{subject} names {host}, {reason}",
+            "do not retry; only public sites can be read",
+        )
 
 
 def read_through(
@@ -319,6 +360,38 @@ def _scrubber(secrets: tuple[str, ...]) -> Callable[[str], str]:
         return text
 
     return scrub
+
+
+class _Mask:
+    """The page API's keys masked in what the model is shown of its result."""
+
+    def __init__(self, api: PageApi) -> None:
+        secrets = getattr(api, "secrets", ())
+        self.secrets = tuple(s for s in secrets if isinstance(s, str) and len(s) >= 4)
+        self.text = _scrubber(self.secrets)
+        # A URL may carry the key percent-encoded (a custom key's "+", "/", "=").
+        encoded = {quote(s, safe=safe) for s in self.secrets for safe in ("", "/")}
+        self.url = _scrubber(tuple(sorted(set(self.secrets) | encoded, key=len, reverse=True)))
+
+    def in_host(self, url: str) -> bool:
+        """Whether the key is in the host a browser reads (lower-cased, decoded) or the
+        mask would change that host."""
+        host = _host(url)
+        if any(secret.lower() in host for secret in self.secrets):
+            return True
+        return _host(self.url(url)) != host
+
+    def refusal(self, refused: FetchRefusal) -> FetchRefusal:
+        refused.failure = replace(refused.failure, message=self.url(refused.failure.message))
+        refused.args = (str(refused.failure),)
+        return refused
+
+
+def _host(url: str) -> str:
+    try:
+        return str(parse_url(url, attributes=("hostname",))["hostname"]).lower()
+    except ValueError:
+        return ""
 
 
 def _detail(payload: Any, scrub: Callable[[str], str]) -> str:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlencode
 
 from agentloop_tools._providers import SEARCH_APIS
+from agentloop_tools.web._domains._masked import masked_url, masked_within
 from agentloop_tools.web._search._options import SearchOptions, allowed_hosts, blocked_hosts
 from agentloop_tools.web._search._render import SearchHit
 from agentloop_tools.web._tool_options import is_number, number_in
@@ -216,6 +217,10 @@ class SearxngBackend:
     )
     secrets: tuple[str, ...] = ()
 
+    def __repr__(self) -> str:
+        # Built directly (not through searxng()), base_url may carry a password.
+        return f"SearxngBackend(base_url={_quoted(self.base_url)})"
+
     def build_request(self, query: str, count: int, policy: DomainPolicy | None) -> httpx.Request:
         import httpx
 
@@ -321,7 +326,7 @@ def searxng(base_url: str) -> SearxngBackend:
     """
     if not isinstance(base_url, str) or not base_url.strip():
         raise ValueError(
-            f"searxng(base_url={base_url!r}): the instance URL is empty; set SEARXNG_URL "
+            f"searxng(base_url={_quoted(base_url)}): the instance URL is empty; set SEARXNG_URL "
             "(for example http://localhost:8080) and pass it."
         )
     import httpx
@@ -330,7 +335,11 @@ def searxng(base_url: str) -> SearxngBackend:
     try:
         url = httpx.URL(text)
     except (httpx.InvalidURL, ValueError, TypeError) as exc:
-        raise ValueError(f"searxng(base_url={base_url!r}) is not a URL ({exc}).") from None
+        # httpx's complaint may quote a part of the URL (a port that was a password).
+        detail = masked_within(str(exc), base_url)
+        raise ValueError(
+            f"searxng(base_url={_quoted(base_url)}) is not a URL ({detail})."
+        ) from None
     if url.userinfo:
         raise ValueError(
             "searxng(base_url=...) carries credentials in the URL; they would be recorded "
@@ -338,13 +347,21 @@ def searxng(base_url: str) -> SearxngBackend:
         )
     if url.scheme not in ("http", "https") or not url.host or url.query or url.fragment:
         raise ValueError(
-            f"searxng(base_url={base_url!r}) is not accepted; use the instance's http(s) "
+            f"searxng(base_url={_quoted(base_url)}) is not accepted; use the instance's http(s) "
             "address without query or fragment, such as http://localhost:8080."
         )
     return SearxngBackend(text)
 
 
 # --- helpers -----------------------------------------------------------------------
+
+
+def _quoted(base_url: object) -> str:
+    """A configured URL as a message quotes it: through the one masking helper."""
+    if isinstance(base_url, str):
+        return repr(masked_url(base_url))
+    return masked_url(repr(base_url))  # bytes, or an object whose repr shows a URL
+
 
 _KEY_FORBIDDEN = re.compile(r"[\s\x00-\x1f\x7f]")
 

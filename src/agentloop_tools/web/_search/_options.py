@@ -11,8 +11,6 @@ are dropped in our code, and undated hits follow ``undated``.
 
 from __future__ import annotations
 
-import email.utils
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
@@ -25,29 +23,6 @@ type Undated = Literal["keep", "drop"]
 
 # More domains than any provider's filter takes: a longer list is a pasted document.
 MAX_MODEL_DOMAINS = 50
-_ISO_DATE = re.compile(r"\s*(\d{4})-(\d{2})-(\d{2})")
-_MONTH_DAY_YEAR = re.compile(r"\s*([A-Za-z]{3,9})\.? (\d{1,2}), (\d{4})\s*$")
-_MONTHS = {
-    name: number
-    for number, names in enumerate(
-        (
-            ("jan", "january"),
-            ("feb", "february"),
-            ("mar", "march"),
-            ("apr", "april"),
-            ("may",),
-            ("jun", "june"),
-            ("jul", "july"),
-            ("aug", "august"),
-            ("sep", "sept", "september"),
-            ("oct", "october"),
-            ("nov", "november"),
-            ("dec", "december"),
-        ),
-        1,
-    )
-    for name in names
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,43 +183,6 @@ def check_undated(value: object, as_of: date | None, *, caller: str) -> Undated:
             "date, or leave undated out."
         )
     return "keep" if value == "keep" else "drop"
-
-
-def published_on(value: object) -> date | None:
-    """The date a provider's published field names, or None when it names none we can read.
-
-    Reads ISO dates and datetimes (``2024-10-07``, ``2024-10-07T12:00:00.000Z``; an
-    offset is taken into account), RFC 2822 dates (``Mon, 07 Oct 2024 12:00:00 GMT``)
-    and ``October 7, 2024``. Relative text (``2 days ago``) is no date.
-    """
-    if not isinstance(value, str) or not value.strip():
-        return None
-    text = value.strip()
-    if _ISO_DATE.match(text):
-        try:
-            when = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
-        except ValueError:
-            match = _ISO_DATE.match(text)
-            assert match is not None
-            try:
-                return date(int(match[1]), int(match[2]), int(match[3]))
-            except ValueError:
-                return None
-        return when.astimezone(UTC).date() if when.tzinfo is not None else when.date()
-    words = _MONTH_DAY_YEAR.match(text)
-    if words is not None:
-        month = _MONTHS.get(words[1].lower())
-        if month is None:
-            return None
-        try:
-            return date(int(words[3]), month, int(words[2]))
-        except ValueError:
-            return None
-    try:
-        parsed = email.utils.parsedate_to_datetime(text)
-    except (TypeError, ValueError, IndexError, OverflowError):
-        return None
-    return parsed.astimezone(UTC).date() if parsed.tzinfo is not None else parsed.date()
 
 
 def _shown(value: object) -> str:

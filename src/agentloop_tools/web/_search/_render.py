@@ -44,6 +44,7 @@ _INVISIBLE = re.compile(
 )
 _MARKDOWN_TITLE = re.compile(r"([\\\[\]])")
 _URL_FORBIDDEN = re.compile(r"[\s\x00-\x1f\x7f]")
+_C0_AND_SPACE = "".join(chr(c) for c in range(0x21))
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,11 +97,14 @@ def shown_url(url: object) -> str | None:
     What would end a markdown link destination early or change it (``(``, ``)``,
     ``<``, ``>``, ``\\``, an ``&`` that starts an entity) is percent-encoded, so the
     rendered ``[title](URL)`` links to exactly this string; a host no DNS name can
-    have (``evil.com)`` to a browser) is no link at all.
+    have (``evil.com)`` to a browser) is no link at all. The encoding can move the
+    host: the filter shows it only on the host the given URL names.
     """
     if not isinstance(url, str):
         return None
-    url = url.strip()
+    # Only what a browser strips itself (C0 controls and space): the URL shown must
+    # be read as the one given.
+    url = url.strip(_C0_AND_SPACE)
     if _URL_FORBIDDEN.search(url) or not url.lower().startswith(("http://", "https://")):
         return None
     if len(url) <= len("https://") or len(url) > MAX_URL_LENGTH:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from agentloop import HostedTool, tool
 from agentloop.tooling import ToolSpec
 
+from agentloop_tools.web._domains._masked import masked_url
 from agentloop_tools.web._policy._policy import DomainPolicy
 from agentloop_tools.web._search._describe import search_description
 from agentloop_tools.web._search._engine import (
@@ -353,8 +354,8 @@ def _hosts_search(provider: str, env: Any) -> tuple[bool, str]:
         if host == "api.anthropic.com":
             return True, ""
         return False, (
-            f"ANTHROPIC_BASE_URL={base!r} is a third-party Anthropic-compatible endpoint, "
-            "which does not run Anthropic's hosted web search"
+            f"ANTHROPIC_BASE_URL={masked_url(base)!r} is a third-party Anthropic-compatible "
+            "endpoint, which does not run Anthropic's hosted web search"
         )
     if provider == "openai":
         api = (env.get("OPENAI_API") or "responses").strip()

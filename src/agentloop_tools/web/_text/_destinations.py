@@ -39,7 +39,9 @@ def shown_link(url: str) -> str | None:
     """``url`` percent-encoded to be one markdown link destination, or None.
 
     None when the result is not an http(s) URL with a host a DNS name (or an IP
-    address) can be, or is over 2,048 characters.
+    address) can be, or is over 2,048 characters. The encoding can move the host
+    (``https://a.example\\@b.example/`` is a.example to a browser, b.example with its
+    backslash encoded): check :func:`same_host` before showing it.
     """
     parens = "(" in url or ")" in url
     if parens and not _balanced(url):
@@ -64,6 +66,17 @@ def shown_link(url: str) -> str | None:
     if parts["host_type"] == HostType.DEFAULT and not is_dns_name(str(parts["hostname"])):
         return None
     return shown
+
+
+def same_host(given: str, shown: str) -> bool:
+    """Whether a browser opens ``shown`` on the host (and port) it opens ``given`` on."""
+    if shown == given:
+        return True
+    try:
+        hosts = [parse_url(url, attributes=("host",))["host"] for url in (given, shown)]
+    except ValueError:
+        return False
+    return hosts[0] == hosts[1]
 
 
 def _encode(match: re.Match[str]) -> str:
