@@ -12,8 +12,10 @@ it twice) and found three times is one new violation.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import tempfile
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -69,16 +71,40 @@ def render(keys: Iterable[Key], policy: Any) -> str:
 
 
 def write(path: Path, text: str) -> None:
+    """Write ``text`` to a new file beside ``path``, then rename it over ``path``.
+
+    A run stopped half-way never leaves half a baseline. The new file gets a random
+    name and is created exclusively (``mkstemp``: ``O_CREAT | O_EXCL``), so a link
+    planted at a name we would pick is never followed; the rename replaces ``path``
+    itself, so a baseline that is a symbolic link becomes a regular file and what it
+    pointed to is left untouched.
+    """
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        # Written beside and renamed: a run stopped half-way never leaves half a baseline.
-        partial = path.with_name(f".{path.name}.partial")
-        partial.write_text(text, encoding="utf-8")
-        os.replace(partial, path)
+        descriptor, partial = tempfile.mkstemp(
+            prefix=f".{path.name}.", suffix=".partial", dir=path.parent
+        )
+        try:
+            with os.fdopen(descriptor, "wb") as out:
+                # mkstemp makes the file 0600; a committed baseline is an ordinary file.
+                if os.chmod in os.supports_fd:
+                    os.chmod(out.fileno(), 0o666 & ~_umask())
+                out.write(text.encode("utf-8"))
+            os.replace(partial, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(partial)
+            raise
     except OSError as error:
         raise BaselineError(
             f"--write-baseline {path}: cannot be written ({error.strerror})"
         ) from None
+
+
+def _umask() -> int:
+    mask = os.umask(0o22)
+    os.umask(mask)
+    return mask
 
 
 def load(path: Path) -> Counter[Key]:
