@@ -71,3 +71,93 @@ def test_the_baseline_is_an_ordinary_file_for_the_umask(suite: Path) -> None:
     finally:
         os.umask(mask)
     assert stat.S_IMODE(baseline.stat().st_mode) == 0o644
+
+
+# --- item 8: no field can start a workflow command --------------------------------
+
+FORGED = "::error file=README.md::forged"
+
+
+def _commands(text: str) -> list[str]:
+    """Lines GitHub Actions would read as workflow commands."""
+    return [line for line in text.splitlines() if line.lstrip().startswith("::")]
+
+
+def _baseline_with(folder: Path, **fields: object) -> Path:
+    entry = {"file": "a.yaml", "interaction": 0, "where": "link", "url": "https://x.example/",
+             "rule": "medium.com", **fields}  # fmt: skip
+    policy = {"mode": "block", "domains": ["medium.com"]}
+    document = {"format": "agentloop-tools-baseline", "version": 1, "policy": policy,
+                "violations": [entry]}  # fmt: skip
+    baseline = folder / "audit-baseline.json"
+    baseline.write_text(json.dumps(document))
+    return baseline
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"file": f"gone.yaml\n{FORGED}"},
+        {"file": "gone.yaml", "url": f"https://x.example/\n{FORGED}"},
+        {"file": "gone.yaml", "url": f"https://x.example/\r{FORGED}"},
+        {"file": "gone.yaml", "where": f"link\n{FORGED}"},
+        {"file": "gone.yaml", "rule": f"medium.com\n{FORGED}"},
+    ],
+)
+@pytest.mark.parametrize("format", ["table", "github", "json"])
+def test_a_stale_baseline_entry_cannot_forge_a_workflow_command(
+    suite: Path, fields: dict[str, object], format: str
+) -> None:
+    baseline = _baseline_with(suite, **fields)
+    result = run(
+        "audit", suite / "a.yaml", *POLICY, "--baseline", baseline, "--format", format,
+        "--strict-baseline",
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    assert "stale" in result.stderr
+    assert _commands(result.stderr) == []
+    assert not any(line.startswith("::error file=README.md") for line in result.stdout.splitlines())
+
+
+def test_a_skipped_file_name_cannot_forge_a_workflow_command(suite: Path) -> None:
+    (suite / f"prompts\n{FORGED}\n.json").write_text('{"prompt": "hi"}')
+    result = run("audit", suite, *POLICY, "--format", "github")
+    assert result.returncode == 1, result.stderr
+    assert "skipped" in result.stderr
+    assert "prompts\\x0a::error" in result.stderr
+    assert _commands(result.stderr) == []
+
+
+def test_a_file_name_argparse_quotes_cannot_forge_a_workflow_command(suite: Path) -> None:
+    # pre-commit passes file names; one starting with "-" (and no space) is an option.
+    result = run("audit", suite / "a.yaml", *POLICY, "--x\n::error::forged")
+    assert result.returncode == 2
+    assert "unrecognized arguments" in result.stderr
+    assert _commands(result.stderr) == []
+
+
+@pytest.mark.parametrize("option", ["--policy", "--baseline"])
+def test_a_usage_problem_quoting_a_path_stays_one_line(suite: Path, option: str) -> None:
+    policy = () if option == "--policy" else POLICY
+    result = run("audit", suite / "a.yaml", *policy, option, suite / f"missing\n{FORGED}")
+    assert result.returncode == 2
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+    assert _commands(result.stderr) == []
+
+
+@pytest.mark.parametrize("format", ["table", "github"])
+def test_the_policy_file_name_in_the_summary_stays_one_line(suite: Path, format: str) -> None:
+    policy = suite / f"policy\n{FORGED}\n.toml"
+    policy.write_text('block = ["medium.com"]\n')
+    result = run("audit", suite / "a.yaml", "--policy", policy, "--format", format)
+    assert result.returncode == 1, result.stderr
+    assert not any(line.startswith("::error file=README.md") for line in result.stdout.splitlines())
+    assert _commands(result.stderr) == []
+
+
+def test_explain_names_its_policy_file_on_one_line(suite: Path) -> None:
+    policy = suite / f"policy\n{FORGED}\n.toml"
+    policy.write_text('block = ["medium.com"]\n')
+    result = run("explain", "--policy", policy, "https://medium.com/")
+    assert result.returncode == 1, result.stderr
+    assert _commands(result.stdout + result.stderr) == []

@@ -192,11 +192,13 @@ def compare(
 
 
 def describe(key: Key) -> str:
-    file, interaction, where, url, rule = key
-    place = "" if interaction is None else f" (interaction {interaction})"
+    """One entry in one line: every field is the baseline file's text, made visible."""
+    from agentloop_tools._visible import visible
     from agentloop_tools.web._policy._verdict import verdict
 
-    return f"{file}{place}: {where} {url} [{verdict(rule)}]"
+    file, interaction, where, url, rule = key
+    place = "" if interaction is None else f" (interaction {interaction})"
+    return visible(f"{file}{place}: {where} {url} [{verdict(rule)}]")
 
 
 @dataclass
