@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.helpers import OPENAI_DEMO, run
+from tests.cli.helpers import OPENAI_DEMO, run, run_process
 
 # The demo cassette's violations under this policy: a baseline with entries.
 POLICY = ("--block", "medium.com")
@@ -161,3 +161,56 @@ def test_explain_names_its_policy_file_on_one_line(suite: Path) -> None:
     result = run("explain", "--policy", policy, "https://medium.com/")
     assert result.returncode == 1, result.stderr
     assert _commands(result.stdout + result.stderr) == []
+
+
+# --- item 9: a baseline or a policy file is a regular file, read within a cap -----
+
+needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this OS")
+needs_dev_zero = pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero")
+
+
+def _policy_args(option: str, path: Path) -> tuple[str | Path, ...]:
+    return (option, path) if option == "--policy" else (*POLICY, option, path)
+
+
+@needs_fifo
+@pytest.mark.parametrize("option", ["--baseline", "--policy"])
+def test_a_fifo_is_refused_without_blocking(suite: Path, option: str) -> None:
+    fifo = suite / "named.fifo"
+    os.mkfifo(fifo)  # no writer: opening it to read would wait forever
+    result = run_process("audit", suite / "a.yaml", *_policy_args(option, fifo), timeout=60)
+    assert result.returncode == 2, result.stderr
+    assert str(fifo) in result.stderr
+    assert "a FIFO" in result.stderr
+
+
+@needs_dev_zero
+@pytest.mark.parametrize("option", ["--baseline", "--policy"])
+def test_a_link_to_a_device_is_refused_not_read_without_end(suite: Path, option: str) -> None:
+    link = suite / "endless.json"
+    link.symlink_to("/dev/zero")
+    result = run("audit", suite / "a.yaml", *_policy_args(option, link))
+    assert result.returncode == 2, result.stderr
+    assert str(link) in result.stderr
+    assert "not a regular file (a device)" in result.stderr
+
+
+def test_a_policy_file_over_its_cap_is_refused(suite: Path) -> None:
+    policy = suite / "policy.toml"
+    policy.write_text('block = ["medium.com"]\n' + "#" * (1024 * 1024) + "\n")
+    result = run("audit", suite / "a.yaml", "--policy", policy)
+    assert result.returncode == 2
+    assert f"{policy}: " in result.stderr
+    assert "over the 1 MB limit" in result.stderr
+
+
+def test_a_baseline_over_its_cap_is_refused(suite: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentloop_tools.cli import _baseline
+
+    baseline = suite / "audit-baseline.json"
+    assert run("audit", suite / "a.yaml", *POLICY, "--write-baseline", baseline).returncode == 0
+    monkeypatch.setattr(_baseline, "MAX_BYTES", baseline.stat().st_size - 1)
+    result = run("audit", suite / "a.yaml", *POLICY, "--baseline", baseline)
+    assert result.returncode == 2
+    assert f"--baseline {baseline}: " in result.stderr
+    assert "over the" in result.stderr

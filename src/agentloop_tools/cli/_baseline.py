@@ -109,18 +109,20 @@ def _umask() -> int:
 
 def load(path: Path) -> Counter[Key]:
     """The baseline's entries; anything but a baseline this version wrote is an error."""
+    from agentloop_tools._errors import InputError
+    from agentloop_tools.cassettes._load import read_bytes
+
     where = f"--baseline {path}"
     try:
-        if path.stat().st_size > MAX_BYTES:
-            raise BaselineError(f"{where}: over {MAX_BYTES // 2**20} MB, not read")
-        data = json.loads(path.read_bytes())
-    except FileNotFoundError:
-        raise BaselineError(
-            f"{where}: no such file. Write one first: agentloop-tools audit PATH... "
-            f"--write-baseline {path}"
-        ) from None
-    except OSError as error:
-        raise BaselineError(f"{where}: cannot be read ({error.strerror})") from None
+        # A regular file only, within the cap: a FIFO would block, /dev/zero never end.
+        data = json.loads(read_bytes(path, limit=MAX_BYTES))
+    except InputError as error:
+        if not os.path.lexists(path):
+            raise BaselineError(
+                f"{where}: no such file. Write one first: agentloop-tools audit PATH... "
+                f"--write-baseline {path}"
+            ) from None
+        raise BaselineError(f"{where}: {error}") from None
     except (ValueError, RecursionError) as error:
         reason = " ".join(str(error).split())[:200]
         raise BaselineError(f"{where}: not JSON ({reason})") from None
