@@ -85,6 +85,17 @@ def _mb(limit: int) -> str:
     return f"{limit // (1024 * 1024)} MB" if limit >= 1024 * 1024 else f"{limit:,}-byte"
 
 
+def lines(text: str) -> list[str]:
+    """The lines of a JSONL transcript or log: ended by ``\n``, one ``\r`` before it dropped.
+
+    Never ``str.splitlines()``: it also ends a line at U+2028, U+2029, U+0085 and other
+    characters JSON allows raw inside a string, which agentloop's ``to_jsonl`` writes as
+    they are. A model's answer holding one would cut its own message in two, and make a
+    transcript with a breach in it unreadable.
+    """
+    return [line.removesuffix("\r") for line in text.split("\n")]
+
+
 def read_text(path: str | Path) -> str:
     """A regular file as UTF-8 text (a UTF-8 or UTF-16 byte order mark is honoured)."""
     data = read_bytes(path)
