@@ -217,6 +217,13 @@ def _add_inputs(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="leave out the files git ignores (counted on stderr); off by default",
     )
+    parser.add_argument(
+        "--skip-unrecognized",
+        action="store_true",
+        help="skip, with a note, a file named here that is neither a cassette nor a "
+        "transcript, as a folder walk does (for hooks that pass file names); JSON that "
+        "does not parse or a malformed cassette is still exit 2",
+    )
 
 
 def jobs(value: str) -> int:

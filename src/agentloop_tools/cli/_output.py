@@ -108,7 +108,10 @@ def report_left_out(found: Found) -> None:
     if found.gitignored:
         parts.append(f"{found.gitignored} ignored by git (--respect-gitignore)")
     if found.ignored:
-        parts.append(f"{len(found.ignored)} JSON neither a cassette nor a transcript")
+        all_json = all(path.suffix.lower() == ".json" for path in found.ignored)
+        parts.append(
+            f"{len(found.ignored)} {'JSON ' if all_json else ''}neither a cassette nor a transcript"
+        )
     total = found.excluded + found.gitignored + len(found.ignored)
     if total:
         stderr(f"agentloop-tools: left out {total} file(s): {', '.join(parts)}")
@@ -116,10 +119,12 @@ def report_left_out(found: Found) -> None:
 
 def report_ignored(ignored: list[Path]) -> None:
     for path in ignored:
-        stderr(
-            f"agentloop-tools: skipped {visible(str(path))}: JSON that is neither a cassette "
-            "nor a transcript"
+        why = (
+            "JSON that is neither a cassette nor a transcript"
+            if path.suffix.lower() == ".json"
+            else "not a cassette (.yaml, .yml) or transcript (.jsonl, .json)"
         )
+        stderr(f"agentloop-tools: skipped {visible(str(path))}: {why}")
 
 
 def report_skipped(skipped: set[str]) -> None:
