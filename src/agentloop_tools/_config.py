@@ -27,6 +27,8 @@ TABLE = "tool.agentloop-tools"
 TABLE_KEYS = ("allow", "block")
 INI_POLICY_KEYS = ("agentloop_allow_domains", "agentloop_block_domains")
 POLICY_FILE_KEY = "agentloop_policy_file"
+# A policy file is a list of domains: a megabyte is far more than any needs.
+MAX_POLICY_BYTES = 1024 * 1024
 # pytest's configuration files, in the order pytest 9 looks for them in each folder.
 CONFIG_NAMES = (
     "pytest.toml",
@@ -98,8 +100,18 @@ def _refuse_near_miss(path: Path, tools: dict[str, Any]) -> None:
 
 
 def policy_file(path: Path) -> DomainPolicy:
-    """A TOML file holding ``allow``/``block``, at the top level or under the tool table."""
-    data = _toml(path)
+    """A TOML file holding ``allow``/``block``, at the top level or under the tool table.
+
+    Read as any file someone else wrote is: a regular file only, up to
+    ``MAX_POLICY_BYTES`` (a FIFO would block the run, ``/dev/zero`` never end).
+    """
+    from agentloop_tools._errors import InputError
+    from agentloop_tools.cassettes._load import read_bytes
+
+    try:
+        data = _toml(path, read_bytes(path, limit=MAX_POLICY_BYTES))
+    except InputError as error:
+        raise ConfigError(f"{path}: {error}") from None
     table = data.get("tool", {}).get("agentloop-tools") if "tool" in data else data
     return policy_from(table if isinstance(table, dict) else {}, str(path))
 
@@ -382,9 +394,12 @@ def mentions_us(path: Path) -> bool:
         return True  # unreadable: reading it again says why
 
 
-def _toml(path: Path) -> dict[str, Any]:
+def _toml(path: Path, data: bytes | None = None) -> dict[str, Any]:
+    """``path`` parsed as TOML (``data``: its bytes, when already read)."""
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        raw = path.read_bytes() if data is None else data
+        # Newlines as read_text() turned them (universal newlines), as before.
+        return tomllib.loads(raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n"))
     except OSError as error:
         raise ConfigError(f"{path}: cannot be read ({error.strerror})") from None
     except UnicodeDecodeError as error:

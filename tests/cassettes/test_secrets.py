@@ -267,3 +267,15 @@ def test_a_key_next_to_a_placeholder_is_still_a_key() -> None:
     text = key + "agentloop-tools-placeholder-ANTHROPIC_API_KEY"
     assert [f.kind for f in Detector().find(text)] == ["Anthropic API key"]
     assert Detector().find("Bearer agentloop-tools-placeholder-ANTHROPIC_API_KEY") == []
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\x85"])
+def test_an_escaped_key_in_a_stream_event_is_found_past_a_line_separator(separator: str) -> None:
+    from agentloop_tools.cassettes._hygiene._leaks import find_leaks
+
+    # JSON allows these raw in a string; an SSE line does not end at them (issue 26).
+    key = "sk-ant-api03-" + "K" * 40
+    escaped = "\\u0073" + key[1:]  # only the decoded event shows the key
+    body = f'event: delta\ndata: {{"text": "a{separator}b {escaped}"}}\n\n'
+    leaks = find_leaks({"body": body}, Detector())
+    assert [leak.kind for leak in leaks] == ["Anthropic API key"]

@@ -75,12 +75,19 @@ def run(
     )
 
 
-def run_process(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """``python -m agentloop_tools ARGS`` in a subprocess, as a user runs it."""
+def run_process(
+    *args: str | Path, cwd: Path | None = None, timeout: float | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``python -m agentloop_tools ARGS`` in a subprocess, as a user runs it.
+
+    ``timeout``: seconds before the run is killed (``subprocess.TimeoutExpired``), for a
+    test that a run does not block.
+    """
     return subprocess.run(
         [sys.executable, "-m", "agentloop_tools", *map(str, args)],
         capture_output=True,
         text=True,
         cwd=cwd,
         check=False,
+        timeout=timeout,
     )

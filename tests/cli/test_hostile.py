@@ -184,9 +184,7 @@ def test_a_folder_that_cannot_be_read_is_a_problem_not_a_pass(
     unreadable.write_text(ANTHROPIC_DEMO.read_text())
     if os.geteuid() == 0:
         # Root reads anything: make the two refuse the way the kernel would.
-        from agentloop_tools.cassettes import _load
-
-        scandir, real_open = os.scandir, open
+        scandir, real_open = os.scandir, os.open
 
         def refusing_scandir(path: Any) -> Any:
             if Path(path) == locked:
@@ -199,7 +197,7 @@ def test_a_folder_that_cannot_be_read_is_a_problem_not_a_pass(
             return real_open(path, *args, **kwargs)
 
         monkeypatch.setattr(os, "scandir", refusing_scandir)
-        monkeypatch.setattr(_load, "open", refusing_open, raising=False)
+        monkeypatch.setattr(os, "open", refusing_open)  # the reader opens with os.open
     else:  # pragma: no cover - CI runs as root here
         locked.chmod(0o000)
         unreadable.chmod(0o000)

@@ -5,11 +5,13 @@ from __future__ import annotations
 import subprocess
 import sys
 import tomllib
+from pathlib import Path
 
+import pytest
 import yaml
 from packaging.requirements import Requirement
 
-from tests.cli.helpers import ANTHROPIC_DEMO, REPO
+from tests.cli.helpers import ANTHROPIC_DEMO, OPENAI_DEMO, REPO, run
 
 
 def hooks() -> dict[str, dict[str, object]]:
@@ -83,3 +85,86 @@ def test_the_pypi_description_links_only_absolute_addresses() -> None:
     links = re.findall(r"\]\(([^)]+)\)", text) + re.findall(r"<([^>]+)>", text)
     assert links
     assert all(link.startswith("https://") for link in links), links
+
+
+# --- the audit hook passes vcrpy's JSON cassettes, and skips other JSON (issue 26) ----
+
+
+def _hook_run(folder: Path, *names: str) -> subprocess.CompletedProcess[str]:
+    """The audit hook as pre-commit runs it: its entry, then the staged files it matches."""
+    import re
+    import shlex
+
+    hook = hooks()["agentloop-tools-audit"]
+    matched = [name for name in names if re.search(str(hook["files"]), name)]
+    command, *arguments = shlex.split(str(hook["entry"]))
+    assert command == "agentloop-tools"
+    return run(*arguments, "--block", "medium.com", *matched, cwd=folder)
+
+
+@pytest.fixture
+def staged(tmp_path: Path) -> Path:
+    from tests.cli.test_cli import as_vcrpy_json
+
+    cassettes = tmp_path / "tests" / "cassettes"
+    cassettes.mkdir(parents=True)
+    as_vcrpy_json(OPENAI_DEMO, cassettes / "test_cites.json")
+    (cassettes / "prompts.json").write_text('{"prompt": "Which pages?"}')
+    (cassettes / "notes.json").write_text('[{"note": "no message here"}]')
+    return tmp_path
+
+
+def test_the_audit_hook_reports_a_breach_in_a_json_cassette(staged: Path) -> None:
+    result = _hook_run(
+        staged, "tests/cassettes/test_cites.json", "tests/cassettes/prompts.json", "src/a.json"
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "tests/cassettes/test_cites.json" in result.stdout
+    assert "skipped tests/cassettes/prompts.json" in result.stderr
+    assert "src/a.json" not in result.stdout + result.stderr  # not a cassette path
+
+
+def test_the_audit_hook_passes_a_commit_of_other_json_only(staged: Path) -> None:
+    result = _hook_run(staged, "tests/cassettes/prompts.json", "tests/cassettes/notes.json")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "skipped tests/cassettes/prompts.json" in result.stderr
+    assert "skipped tests/cassettes/notes.json" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "content",
+    ["{not json", "null", "3", '{"interactions": 5}', '{"interactions": []}',
+     '{"messages": []}'],
+)  # fmt: skip
+def test_what_is_broken_stays_a_problem_under_skip_unrecognized(
+    tmp_path: Path, content: str
+) -> None:
+    broken = tmp_path / "cassettes" / "broken.json"
+    broken.parent.mkdir()
+    broken.write_text(content)
+    result = run("audit", "--skip-unrecognized", "--block", "medium.com", broken)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert f"could not read {broken}" in result.stdout
+
+
+def test_without_the_flag_a_named_file_stays_strict(staged: Path) -> None:
+    prompts = staged / "tests" / "cassettes" / "prompts.json"
+    strict = run("audit", "--block", "medium.com", prompts)
+    assert strict.returncode == 2
+    assert f"could not read {prompts}" in strict.stdout
+    notes = staged / "notes.txt"
+    notes.write_text("not evidence")
+    assert run("audit", "--block", "medium.com", notes).returncode == 2
+    skipped = run("audit", "--skip-unrecognized", "--block", "medium.com", notes, prompts)
+    assert skipped.returncode == 0, skipped.stdout + skipped.stderr
+    assert f"skipped {notes}: not a cassette" in skipped.stderr
+    assert "left out 2 file(s): 2 neither a cassette nor a transcript" in skipped.stderr
+
+
+def test_evidence_takes_skip_unrecognized_too(staged: Path) -> None:
+    cassettes = staged / "tests" / "cassettes"
+    result = run(
+        "evidence", "--skip-unrecognized", cassettes / "prompts.json", cassettes / "test_cites.json"
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"skipped {cassettes / 'prompts.json'}" in result.stderr

@@ -36,30 +36,64 @@ except ImportError:  # pragma: no cover - depends on how PyYAML was built
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
 
-def read_bytes(path: str | Path) -> bytes:
-    """A regular file's bytes; anything else (FIFO, device, loop, too large) is an error.
+def read_bytes(path: str | Path, *, limit: int = MAX_FILE_BYTES) -> bytes:
+    """A regular file's bytes; anything else (FIFO, device, loop, over ``limit``) is an error.
 
-    The file is checked before it is opened, so a FIFO never blocks the reader.
+    The one place a file someone else wrote is opened (cassettes, transcripts, the
+    baseline, a policy file). A FIFO or device is refused before it is opened, and again
+    on the open descriptor: opened without blocking (a FIFO with no writer would wait
+    forever), so one swapped in after the first look is refused too. At most ``limit``
+    bytes are read, so ``/dev/zero`` or a growing file is never read without end.
     """
     try:
-        info = os.stat(path)
+        _require_regular(os.stat(path).st_mode)
+        descriptor = os.open(path, _READ_FLAGS)
     except OSError as error:
         raise InputError(os_reason(error)) from None
-    if not stat.S_ISREG(info.st_mode):
-        raise InputError(f"not a regular file ({_kind(info.st_mode)}); it cannot be read whole")
-    if info.st_size > MAX_FILE_BYTES:
-        raise InputError(
-            f"{info.st_size:,} bytes, over the {MAX_FILE_BYTES // (1024 * 1024)} MB limit "
-            "for one file; split it or check it is really a cassette or transcript"
-        )
     try:
-        with open(path, "rb") as stream:
-            data = stream.read(MAX_FILE_BYTES + 1)
+        with os.fdopen(descriptor, "rb") as stream:
+            info = os.fstat(stream.fileno())
+            _require_regular(info.st_mode)
+            if info.st_size > limit:
+                raise InputError(
+                    f"{info.st_size:,} bytes, over the {_mb(limit)} limit for one file; "
+                    "split it or check it is really the file meant"
+                )
+            data = stream.read(limit + 1)
     except OSError as error:
         raise InputError(os_reason(error)) from None
-    if len(data) > MAX_FILE_BYTES:
-        raise InputError(f"grew past the {MAX_FILE_BYTES // (1024 * 1024)} MB limit while read")
+    if len(data) > limit:
+        raise InputError(f"grew past the {_mb(limit)} limit while read")
     return data
+
+
+# Non-blocking: opening a FIFO must not wait for a writer. No controlling terminal.
+_READ_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_NOCTTY", 0)
+    | getattr(os, "O_BINARY", 0)
+)
+
+
+def _require_regular(mode: int) -> None:
+    if not stat.S_ISREG(mode):
+        raise InputError(f"not a regular file ({_kind(mode)}); it cannot be read whole")
+
+
+def _mb(limit: int) -> str:
+    return f"{limit // (1024 * 1024)} MB" if limit >= 1024 * 1024 else f"{limit:,}-byte"
+
+
+def lines(text: str) -> list[str]:
+    """The lines of a JSONL transcript or log: ended by ``\n``, one ``\r`` before it dropped.
+
+    Never ``str.splitlines()``: it also ends a line at U+2028, U+2029, U+0085 and other
+    characters JSON allows raw inside a string, which agentloop's ``to_jsonl`` writes as
+    they are. A model's answer holding one would cut its own message in two, and make a
+    transcript with a breach in it unreadable.
+    """
+    return [line.removesuffix("\r") for line in text.split("\n")]
 
 
 def read_text(path: str | Path) -> str:

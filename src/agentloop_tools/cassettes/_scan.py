@@ -23,7 +23,7 @@ from agentloop_tools._secrets import (
     Detector,
 )
 from agentloop_tools.cassettes._hygiene._leaks import decode_bytes, find_leaks
-from agentloop_tools.cassettes._load import decode_text, load_json, load_yaml, read_bytes
+from agentloop_tools.cassettes._load import decode_text, lines, load_json, load_yaml, read_bytes
 
 STRUCTURED_SUFFIXES = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".har": "json"}
 _ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|([nrtbf0\"'/\\ ]))")
@@ -82,7 +82,7 @@ def scan_file(path: str | Path, detector: Detector) -> FileScan:
 def _scan(data: bytes, path: Path, detector: Detector, result: FileScan) -> None:
     text, result.encoding = _text(data)
     seen: set[str] = set()
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(lines(text), start=1):
         for variant in _readings(line):
             for finding in detector.find(variant):
                 if finding.value not in seen:
@@ -98,7 +98,7 @@ def _scan(data: bytes, path: Path, detector: Detector, result: FileScan) -> None
         elif kind == "json":
             document = load_json(text)
         elif kind == "jsonl":
-            document = [load_json(line) for line in text.splitlines() if line.strip()]
+            document = [load_json(line) for line in lines(text) if line.strip()]
         elif text.lstrip()[:1] in ("{", "["):
             document = _maybe_json(text)
     except InputError as error:

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from agentloop_tools._errors import UsageProblem
+from agentloop_tools._visible import visible
 from agentloop_tools.cli._arguments import COMMANDS, EPILOG, FORMATS, MAX_JOBS, parse
 from agentloop_tools.cli._audit import audit, audit_one
 from agentloop_tools.cli._evidence import evidence
@@ -74,7 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             require_agentloop_06()
         return _run(args)
     except UsageProblem as problem:
-        stderr(f"agentloop-tools {command}: {problem}")
+        stderr(f"agentloop-tools {command}: {visible(str(problem))}")
         return EXIT_USAGE
     except KeyboardInterrupt:
         stderr("agentloop-tools: interrupted")

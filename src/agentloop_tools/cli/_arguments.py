@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 from agentloop_tools.cli._output import EXIT_USAGE
 
@@ -48,9 +48,19 @@ def parse(arguments: list[str]) -> argparse.Namespace:
     return args
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its error in one line: it quotes arguments raw ("unrecognized
+    arguments: ..."), and a hook passes file names, which can hold a newline."""
+
+    def error(self, message: str) -> NoReturn:
+        from agentloop_tools._visible import visible
+
+        super().error(visible(message))
+
+
 def build() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
     """The parser, and the parser of each command (in the order --help lists them)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="agentloop-tools",
         description="Audit agentloop evidence in recorded cassettes and saved transcripts.",
         epilog=EPILOG,
@@ -206,6 +216,13 @@ def _add_inputs(parser: argparse.ArgumentParser) -> None:
         "--respect-gitignore",
         action="store_true",
         help="leave out the files git ignores (counted on stderr); off by default",
+    )
+    parser.add_argument(
+        "--skip-unrecognized",
+        action="store_true",
+        help="skip, with a note, a file named here that is neither a cassette nor a "
+        "transcript, as a folder walk does (for hooks that pass file names); JSON that "
+        "does not parse or a malformed cassette is still exit 2",
     )
 
 

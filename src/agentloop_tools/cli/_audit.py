@@ -139,22 +139,24 @@ def audit_one(path: str, policy: Any) -> Any:
 
 
 def _baseline_exit(outcome: Any, strict: bool, audits: list[FileAudit], problems: bool) -> int:
+    from agentloop_tools._visible import visible
     from agentloop_tools.cli._baseline import describe
 
+    path = visible(str(outcome.path))
     if outcome.written is not None:
         incomplete = " (incomplete: some input could not be read)" if problems else ""
         stderr(
             f"agentloop-tools: wrote {outcome.written} violation(s) to the baseline "
-            f"{outcome.path}{incomplete}; audit against it with --baseline {outcome.path}"
+            f"{path}{incomplete}; audit against it with --baseline {path}"
         )
         return EXIT_USAGE if problems else EXIT_CLEAN
     comparison = outcome.comparison
     if comparison.stale:
         stderr(
             f"agentloop-tools: {len(comparison.stale)} stale baseline entr"
-            f"{'y' if len(comparison.stale) == 1 else 'ies'} in {outcome.path} (no longer "
+            f"{'y' if len(comparison.stale) == 1 else 'ies'} in {path} (no longer "
             f"found{'; --strict-baseline fails on them' if strict else ''}); remove them "
-            f"with --write-baseline {outcome.path}:"
+            f"with --write-baseline {path}:"
         )
         for key in comparison.stale:
             stderr(f"  stale: {describe(key)}")

@@ -12,8 +12,10 @@ it twice) and found three times is one new violation.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import tempfile
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -69,32 +71,58 @@ def render(keys: Iterable[Key], policy: Any) -> str:
 
 
 def write(path: Path, text: str) -> None:
+    """Write ``text`` to a new file beside ``path``, then rename it over ``path``.
+
+    A run stopped half-way never leaves half a baseline. The new file gets a random
+    name and is created exclusively (``mkstemp``: ``O_CREAT | O_EXCL``), so a link
+    planted at a name we would pick is never followed; the rename replaces ``path``
+    itself, so a baseline that is a symbolic link becomes a regular file and what it
+    pointed to is left untouched.
+    """
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        # Written beside and renamed: a run stopped half-way never leaves half a baseline.
-        partial = path.with_name(f".{path.name}.partial")
-        partial.write_text(text, encoding="utf-8")
-        os.replace(partial, path)
+        descriptor, partial = tempfile.mkstemp(
+            prefix=f".{path.name}.", suffix=".partial", dir=path.parent
+        )
+        try:
+            with os.fdopen(descriptor, "wb") as out:
+                # mkstemp makes the file 0600; a committed baseline is an ordinary file.
+                if os.chmod in os.supports_fd:
+                    os.chmod(out.fileno(), 0o666 & ~_umask())
+                out.write(text.encode("utf-8"))
+            os.replace(partial, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(partial)
+            raise
     except OSError as error:
         raise BaselineError(
             f"--write-baseline {path}: cannot be written ({error.strerror})"
         ) from None
 
 
+def _umask() -> int:
+    mask = os.umask(0o22)
+    os.umask(mask)
+    return mask
+
+
 def load(path: Path) -> Counter[Key]:
     """The baseline's entries; anything but a baseline this version wrote is an error."""
+    from agentloop_tools._errors import InputError
+    from agentloop_tools.cassettes._load import read_bytes
+
     where = f"--baseline {path}"
     try:
-        if path.stat().st_size > MAX_BYTES:
-            raise BaselineError(f"{where}: over {MAX_BYTES // 2**20} MB, not read")
-        data = json.loads(path.read_bytes())
-    except FileNotFoundError:
-        raise BaselineError(
-            f"{where}: no such file. Write one first: agentloop-tools audit PATH... "
-            f"--write-baseline {path}"
-        ) from None
-    except OSError as error:
-        raise BaselineError(f"{where}: cannot be read ({error.strerror})") from None
+        # A regular file only, within the cap: a FIFO would block, /dev/zero never end.
+        data = json.loads(read_bytes(path, limit=MAX_BYTES))
+    except InputError as error:
+        if not os.path.lexists(path):
+            raise BaselineError(
+                f"{where}: no such file. Write one first: agentloop-tools audit PATH... "
+                f"--write-baseline {path}"
+            ) from None
+        raise BaselineError(f"{where}: {error}") from None
     except (ValueError, RecursionError) as error:
         reason = " ".join(str(error).split())[:200]
         raise BaselineError(f"{where}: not JSON ({reason})") from None
@@ -166,11 +194,13 @@ def compare(
 
 
 def describe(key: Key) -> str:
-    file, interaction, where, url, rule = key
-    place = "" if interaction is None else f" (interaction {interaction})"
+    """One entry in one line: every field is the baseline file's text, made visible."""
+    from agentloop_tools._visible import visible
     from agentloop_tools.web._policy._verdict import verdict
 
-    return f"{file}{place}: {where} {url} [{verdict(rule)}]"
+    file, interaction, where, url, rule = key
+    place = "" if interaction is None else f" (interaction {interaction})"
+    return visible(f"{file}{place}: {where} {url} [{verdict(rule)}]")
 
 
 @dataclass

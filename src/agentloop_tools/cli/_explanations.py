@@ -83,4 +83,6 @@ def write(explanations: list[Any], policy: Any, origin: str, format: str, out: T
         return
     for explanation in explanations:
         out.write(f"{explanation}\n")
-    out.write(f"(policy from {origin})\n")
+    from agentloop_tools._visible import visible
+
+    out.write(f"(policy from {visible(origin)})\n")

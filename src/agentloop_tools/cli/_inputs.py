@@ -151,6 +151,7 @@ class Found:
     skipped: set[str] = field(default_factory=set)
     # .json files a folder walk found that are neither a cassette nor a transcript.
     ignored: list[Path] = field(default_factory=list)
+    named_skipped: bool = False  # some of them named on the command line (--skip-unrecognized)
     excluded: int = 0  # files --exclude left out (those in excluded folders included)
     gitignored: int = 0  # files --respect-gitignore left out
 
@@ -160,7 +161,13 @@ def collect_for(args: argparse.Namespace, hint_domains: bool = False) -> Found:
     from agentloop_tools.cli._skip import Exclusions
 
     exclusions = Exclusions(args.exclude)
-    found = collect(args.paths, INPUT_SUFFIXES, hint_domains, exclusions)
+    found = collect(
+        args.paths,
+        INPUT_SUFFIXES,
+        hint_domains,
+        exclusions,
+        skip_unrecognized=args.skip_unrecognized,
+    )
     # The baseline beside the cassettes is ours: neither read nor reported as skipped.
     ours = {
         os.path.abspath(name)
@@ -207,8 +214,15 @@ def collect(
     suffixes: tuple[str, ...] | None,
     hint_domains: bool = False,
     exclusions: Any = None,
+    *,
+    skip_unrecognized: bool = False,
 ) -> Found:
-    """Every file under ``paths`` (with one of ``suffixes``, or any file when None)."""
+    """Every file under ``paths`` (with one of ``suffixes``, or any file when None).
+
+    ``skip_unrecognized``: a file named in ``paths`` that is neither a cassette nor a
+    transcript is skipped (``Found.ignored``), as a folder walk skips one; otherwise it
+    is a problem.
+    """
     found = Found()
     skip = VCS_FOLDERS | (VENDORED_FOLDERS if suffixes is not None else frozenset())
     visited: set[tuple[int, int]] = set()
@@ -230,8 +244,13 @@ def collect(
             continue
         if path.is_dir():
             _walk(path, _Walk(suffixes, skip, visited, found, exclusions))
-        elif suffixes is None or path.suffix.lower() in suffixes or not _regular(info.st_mode):
+        elif suffixes is None or not _regular(info.st_mode):
             found.files.append(path)  # reading it says why a FIFO or device is refused
+        elif skip_unrecognized and _unrecognized(path, suffixes):
+            found.ignored.append(path)
+            found.named_skipped = True
+        elif path.suffix.lower() in suffixes:
+            found.files.append(path)
         else:
             reason = "not a cassette (.yaml, .yml) or transcript (.jsonl, .json)"
             found.problems.append(problem(raw, reason))
@@ -239,8 +258,12 @@ def collect(
 
 
 def require_something(found: Found, paths: Sequence[str], command: str) -> None:
-    """No file to read at all is a problem: a mistyped or empty folder must not pass."""
-    if found.files or found.problems:
+    """No file to read at all is a problem: a mistyped or empty folder must not pass.
+
+    Files named and skipped under ``--skip-unrecognized`` were found and named on
+    stderr: a hook passing only a ``prompts.json`` has nothing to audit, and passes.
+    """
+    if found.files or found.problems or found.named_skipped:
         return
     skipped = f" (not searched: {', '.join(sorted(found.skipped))})" if found.skipped else ""
     reason = (
@@ -339,6 +362,12 @@ def _count(path: Path, suffixes: tuple[str, ...] | None, skip: frozenset[str]) -
     if path.is_dir():
         return count_files(path, suffixes, skip)
     return 1
+
+
+def _unrecognized(path: Path, suffixes: tuple[str, ...]) -> bool:
+    """Neither a cassette nor a transcript: by its suffix, or JSON holding neither."""
+    suffix = path.suffix.lower()
+    return suffix not in suffixes or (suffix == ".json" and _not_evidence(path))
 
 
 def _not_evidence(path: Path) -> bool:

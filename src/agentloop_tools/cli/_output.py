@@ -39,8 +39,10 @@ class FileAudit:
 
 
 def stderr(line: str) -> None:
+    """One note on stderr, always one line: a newline in a field it quotes (a file name,
+    a baseline entry) is escaped, so no line can start a GitHub Actions command."""
     with contextlib.suppress(BrokenPipeError, OSError):
-        print(visible(line, layout=True), file=sys.stderr)
+        print(visible(line), file=sys.stderr)
 
 
 def emit(output: str | None, write: Callable[[TextIO], None], *, exact: bool = False) -> None:
@@ -106,7 +108,10 @@ def report_left_out(found: Found) -> None:
     if found.gitignored:
         parts.append(f"{found.gitignored} ignored by git (--respect-gitignore)")
     if found.ignored:
-        parts.append(f"{len(found.ignored)} JSON neither a cassette nor a transcript")
+        all_json = all(path.suffix.lower() == ".json" for path in found.ignored)
+        parts.append(
+            f"{len(found.ignored)} {'JSON ' if all_json else ''}neither a cassette nor a transcript"
+        )
     total = found.excluded + found.gitignored + len(found.ignored)
     if total:
         stderr(f"agentloop-tools: left out {total} file(s): {', '.join(parts)}")
@@ -114,7 +119,12 @@ def report_left_out(found: Found) -> None:
 
 def report_ignored(ignored: list[Path]) -> None:
     for path in ignored:
-        stderr(f"agentloop-tools: skipped {path}: JSON that is neither a cassette nor a transcript")
+        why = (
+            "JSON that is neither a cassette nor a transcript"
+            if path.suffix.lower() == ".json"
+            else "not a cassette (.yaml, .yml) or transcript (.jsonl, .json)"
+        )
+        stderr(f"agentloop-tools: skipped {visible(str(path))}: {why}")
 
 
 def report_skipped(skipped: set[str]) -> None:
@@ -150,15 +160,18 @@ def audit_table(
         for v in audit.violations:
             total += 1
             where = "-" if v["interaction"] is None else f"interaction {v['interaction']}"
-            out.write(f"  {where:<15} {v['where']:<9} {visible(v['url'])}  [{v['verdict']}]\n")
+            out.write(
+                f"  {where:<15} {visible(v['where']):<9} {visible(v['url'])}  "
+                f"[{visible(v['verdict'])}]\n"
+            )
         for problem in audit.problems:
             out.write(f"could not read {where_of(problem)}: {visible(problem['reason'])}\n")
     files_with = sum(1 for audit in audits if audit.violations)
     problems = sum(len(audit.problems) for audit in audits)
     out.write(
         ("\n" if total or problems else "")
-        + f"{total} violation(s) in {files_with} of {len(audits)} file(s); policy {policy!r} "
-        f"from {origin}."
+        + f"{total} violation(s) in {files_with} of {len(audits)} file(s); "
+        f"policy {visible(repr(policy))} from {visible(origin)}."
         + (f" {problems} input problem(s): the audit is incomplete." if problems else "")
         + _baseline_note(outcome)
         + "\n"
@@ -170,7 +183,8 @@ def _baseline_note(outcome: Any) -> str:
         return ""
     comparison = outcome.comparison
     return (
-        f" Baseline {outcome.path}: {comparison.known} known violation(s) not listed, "
+        f" Baseline {visible(str(outcome.path))}: {comparison.known} known violation(s) "
+        "not listed, "
         f"{len(comparison.stale)} stale."
     )
 
@@ -219,7 +233,7 @@ def audit_github(audits: list[FileAudit], policy: Any, origin: str, out: TextIO)
     for audit in audits:
         for v in audit.violations:
             where = "" if v["interaction"] is None else f" (interaction {v['interaction']})"
-            message = f"{v['where']} {visible(v['url'])}: {v['verdict']}{where}"
+            message = f"{visible(v['where'])} {visible(v['url'])}: {visible(v['verdict'])}{where}"
             out.write(
                 f"::error file={gh_property(visible(audit.path))},"
                 f"title=Domain policy violation::{gh(message)}\n"

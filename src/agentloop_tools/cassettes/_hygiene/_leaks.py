@@ -138,7 +138,9 @@ def _parsed_forms(text: str) -> Iterator[Any]:
         return
     if "data:" in text and "\n" in text:
         events = []
-        for line in text.splitlines():
+        from agentloop_tools.cassettes._reading._sse import stream_lines
+
+        for line in stream_lines(text):
             if line.startswith("data:"):
                 payload = line[5:].strip()
                 if payload[:1] in ("{", "["):

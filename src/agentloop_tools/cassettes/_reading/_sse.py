@@ -20,6 +20,15 @@ from agentloop_tools._errors import StreamError
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
 
+def stream_lines(body: str) -> list[str]:
+    """A stream's lines as the SSE grammar ends them: at CRLF, LF or CR only.
+
+    ``str.splitlines()`` also breaks at U+2028, U+2029, U+0085 (and more), which JSON
+    allows raw inside a string.
+    """
+    return _LINE_END.split(body)
+
+
 def is_stream(body: str) -> bool:
     head = body.lstrip()[:200]
     return head.startswith(("event:", "data:", ":")) or "\nevent:" in head or "\ndata:" in head
@@ -29,9 +38,7 @@ def events(body: str) -> list[dict[str, Any]]:
     """The JSON payload of every ``data:`` field, in order (``[DONE]`` and comments skipped)."""
     found = []
     data_lines: list[str] = []
-    # The SSE grammar ends a line at CRLF, LF or CR only: str.splitlines() also breaks
-    # at U+2028, U+2029, U+0085 (and more), which JSON allows raw inside a string.
-    for line in [*_LINE_END.split(body), ""]:
+    for line in [*stream_lines(body), ""]:
         if line.startswith("data:"):
             value = line[5:]
             # One space after the colon is the field's separator; the rest is data.

@@ -9,6 +9,7 @@ from typing import Any
 from agentloop import Transcript
 from agentloop.transcript import Message
 
+from agentloop_tools.cassettes._load import lines
 from agentloop_tools.cassettes._reading._results import (
     UNREAD,
     Reading,
@@ -61,7 +62,7 @@ def _read_jsonl(text: str, reading: Reading) -> None:
     from pydantic import ValidationError
 
     messages = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(lines(text), start=1):
         if not line.strip():
             continue
         try:
@@ -76,7 +77,7 @@ def _read_jsonl(text: str, reading: Reading) -> None:
 def _read_log_lines(text: str, reading: Reading) -> None:
     from pydantic import ValidationError
 
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(lines(text), start=1):
         if not line.strip():
             continue
         try:
