@@ -413,3 +413,18 @@ def test_the_projects_own_marker_on_a_test_that_uses_our_fixtures_is_left_alone(
         "def test_env(agentloop_env):\n    pass\n"
     )
     project.runpytest("--strict-markers").assert_outcomes(passed=1)
+
+
+def test_a_body_failure_after_a_breach_prints_the_breach_report_once(
+    project: pytest.Pytester,
+) -> None:
+    body = LEAKY_TEST.format(marker='@pytest.mark.domain_policy(block=["wikipedia.org"])')
+    body += "    assert 1 == 2\n"
+    project.makepyfile(test_agent=body)
+    result = project.runpytest("--record-mode=once")
+    result.assert_outcomes(failed=1)
+    text = result.stdout.str()
+    assert "During handling of the above exception" not in text
+    # Once in the failure (the short summary cuts it): before, twice, chained.
+    assert text.count("domain policy violations (DomainPolicy.block(") == 1
+    result.stdout.fnmatch_lines(["*the test body also failed*AssertionError*"])
