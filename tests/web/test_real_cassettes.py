@@ -230,3 +230,21 @@ def test_every_real_cassette_reads_whole_including_streams(name: str) -> None:
         evidence.add(transcript)
     assert [s.url for s in evidence.sources()] == list(dict.fromkeys(ORACLES[name]["all_sources"]))
     assert [c.url for c in evidence.citations()] == ORACLES[name]["all_citations"]
+
+
+def test_only_a_search_filtered_by_code_is_said_to_hide_its_citations() -> None:
+    # 10 real cassettes carry a "caller" field, 9 of them {"type": "direct"}: a plain
+    # search. Only a caller of code execution (or a code-execution block) shows dynamic
+    # filtering, which returns no citations.
+    from agentloop_tools.testing._assertions import _unobservable_citations
+    from agentloop_tools.testing._conversations import read_conversations
+
+    noted = []
+    for path in sorted(FOLDER.glob("*.yaml")):
+        reading = read_cassette(path)
+        for transcript in reading.transcripts:
+            if "dynamic filtering" in _unobservable_citations(read_conversations(transcript, 0)):
+                noted.append(path.name)
+    assert sorted(set(noted)) == [
+        "pydantic-ai__test_anthropic_supported_model_uses_20260209_web_tools.yaml"
+    ]

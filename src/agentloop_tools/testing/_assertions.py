@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 from agentloop import Citation
 from agentloop.transcript import Message, TextPart
@@ -352,6 +353,17 @@ def _quote(citation: Citation, conversations: Sequence[Conversation]) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def _dynamic_filtering(block: dict[str, Any]) -> bool:
+    """A block of a search the model filtered with code: a code-execution block, or a
+    tool block whose ``caller`` is code execution. (Anthropic marks a plain search
+    ``"caller": {"type": "direct"}``, which shows nothing of the kind.)
+    """
+    caller = block.get("caller")
+    if isinstance(caller, dict) and str(caller.get("type", "")).startswith("code_execution"):
+        return True
+    return "code_execution" in str(block.get("type", ""))
+
+
 def _unobservable_citations(conversations: Sequence[Conversation]) -> str:
     """Why citations cannot be seen in these conversations, or "" if they can."""
     calls = searches(conversations)
@@ -362,7 +374,7 @@ def _unobservable_citations(conversations: Sequence[Conversation]) -> str:
         if message.origin is not None
         for block in message.origin.raw
     ]
-    if any("caller" in block or "code_execution" in str(block.get("type", "")) for block in raws):
+    if any(_dynamic_filtering(block) for block in raws):
         return (
             "the search ran with dynamic filtering (the model filtered results with code), "
             "which returns no citations"
