@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.plugin.scenarios import LEAKY_TEST
@@ -104,14 +106,62 @@ def test_a_marker_hidden_behind_a_closer_one_is_still_checked(
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
 
 
-def test_the_closest_marker_is_the_policy(project: pytest.Pytester) -> None:
-    # A test's own marker replaces its module's, as documented: this test allows wikipedia.
-    module_marker = (
-        'import pytest\npytestmark = pytest.mark.domain_policy(block=["wikipedia.org"])\n'
-    )
+MODULE_BLOCKS_WIKIPEDIA = (
+    'import pytest\npytestmark = pytest.mark.domain_policy(block=["wikipedia.org"])\n'
+)
+
+
+def test_a_closer_marker_narrows_and_never_lifts_a_farther_one(project: pytest.Pytester) -> None:
+    # Before, the test's own marker replaced its module's: allowing wikipedia.org here
+    # quietly lifted the module's block.
     own = '@pytest.mark.domain_policy(allow=["python.org", "wikipedia.org"])'
-    project.makepyfile(test_agent=module_marker + LEAKY_TEST.format(marker=own))
-    project.runpytest("--record-mode=once").assert_outcomes(passed=1)
+    project.makepyfile(test_agent=MODULE_BLOCKS_WIKIPEDIA + LEAKY_TEST.format(marker=own))
+    result = project.runpytest("--record-mode=once")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*wikipedia.org*",
+            "*(policy from the domain_policy marker on the test; the domain_policy marker on "
+            "its module test_agent.py)",
+        ]
+    )
+
+
+def test_replace_makes_a_marker_the_whole_policy_and_says_so(project: pytest.Pytester) -> None:
+    own = '@pytest.mark.domain_policy(allow=["python.org", "wikipedia.org"], replace=True)'
+    project.makeini("[pytest]\nagentloop_block_domains = wikipedia.org\n")
+    project.makepyfile(test_agent=MODULE_BLOCKS_WIKIPEDIA + LEAKY_TEST.format(marker=own))
+    result = project.runpytest("--record-mode=once", "--agentloop-report=evidence.json")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "REPLACED POLICY test_agent.py::test_agent: a domain_policy marker with "
+            "replace=True is its whole policy; the project policy (tox.ini) does not apply "
+            "to it"
+        ]
+    )
+    [record] = json.loads((project.path / "evidence.json").read_text())["tests"]
+    assert record["replace"] is True
+    assert record["policy"]["from"] == "the domain_policy marker on the test"
+
+
+def test_a_marker_closer_than_a_replacing_one_still_narrows(project: pytest.Pytester) -> None:
+    module = (
+        "import pytest\npytestmark = pytest.mark.domain_policy("
+        'allow=["python.org", "wikipedia.org"], replace=True)\n'
+    )
+    own = '@pytest.mark.domain_policy(block=["wikipedia.org"])'
+    project.makepyfile(test_agent=module + LEAKY_TEST.format(marker=own))
+    project.runpytest("--record-mode=once").assert_outcomes(failed=1)
+
+
+@pytest.mark.parametrize("value", ["1", "'yes'", "None"])
+def test_replace_takes_true_or_false_only(project: pytest.Pytester, value: str) -> None:
+    own = f'@pytest.mark.domain_policy(block=["x.org"], replace={value})'
+    project.makepyfile(test_agent=LEAKY_TEST.format(marker=own))
+    result = project.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*replace must be True or False, got {value}*"])
 
 
 @pytest.mark.parametrize(

@@ -58,10 +58,20 @@ def test_the_ini_file_sets_a_project_wide_policy(project: pytest.Pytester) -> No
     )
 
 
-def test_the_marker_overrides_the_ini_policy(project: pytest.Pytester) -> None:
+def test_a_marker_narrows_the_ini_policy_and_replace_lifts_it(project: pytest.Pytester) -> None:
+    # Before, any marker replaced the project policy: a marker blocking example.com
+    # quietly lifted the project's allowlist.
     project.makeini("[pytest]\nagentloop_allow_domains = python.org\n")
     project.makepyfile(
         test_agent=LEAKY_TEST.format(marker='@pytest.mark.domain_policy(block=["example.com"])')
+    )
+    narrowed = project.runpytest("--record-mode=once")
+    narrowed.assert_outcomes(failed=1)
+    narrowed.stdout.fnmatch_lines(["*(policy from the domain_policy marker; tox.ini)"])
+    project.makepyfile(
+        test_agent=LEAKY_TEST.format(
+            marker='@pytest.mark.domain_policy(block=["example.com"], replace=True)'
+        )
     )
     project.runpytest("--record-mode=once").assert_outcomes(passed=1)
 
@@ -269,7 +279,7 @@ def test_help_markers_and_header(project: pytest.Pytester) -> None:
     markers.stdout.fnmatch_lines(
         [
             "@pytest.mark.domain_policy(*, allow=None, block=None, policy=None, "
-            "require_evidence=True):*"
+            "require_evidence=True, replace=False):*"
         ]
     )
     project.makepyfile(test_nothing="def test_nothing(): pass")

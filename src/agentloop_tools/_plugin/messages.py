@@ -115,6 +115,14 @@ def marker_near_miss(nodeid: str, written: str, right: str) -> str:
     )
 
 
+def replaced(nodeid: str, project: str) -> str:
+    what = f"the project policy ({project})" if project != "none" else "every farther marker"
+    return (
+        f"REPLACED POLICY {nodeid}: a domain_policy marker with replace=True is its whole "
+        f"policy; {what} does not apply to it"
+    )
+
+
 def breached_attempt(nodeid: str, attempt: int, violations: int) -> str:
     return (
         f"BREACH IN A RERUN ATTEMPT {nodeid} (attempt {attempt}): {violations} domain policy "

@@ -8,7 +8,7 @@ with a usage error naming it, never half-way through with some tests unaudited.
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pytest
 
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from _pytest.nodes import Node
 
     from agentloop_tools._config import ProjectPolicy
-    from agentloop_tools.web import DomainPolicy
+    from agentloop_tools.web import DomainPolicy, Violation
 
 _WRITTEN = pytest.StashKey[set[str]]()
 
@@ -37,7 +37,7 @@ class MarkerOptions:
     name is refused before this is built, naming every one of them.
     """
 
-    FIELDS = ("allow", "block", "policy", "require_evidence")
+    FIELDS = ("allow", "block", "policy", "require_evidence", "replace")
 
     def __init__(
         self,
@@ -46,18 +46,61 @@ class MarkerOptions:
         block: object = None,
         policy: object = None,
         require_evidence: object = True,
+        replace: object = False,
     ) -> None:
         self.allow = allow
         self.block = block
         self.policy = policy
         self.require_evidence = require_evidence
+        self.replace = replace
+
+
+class Layer(NamedTuple):
+    """One policy a test is held to, and where it was written."""
+
+    policy: DomainPolicy
+    origin: str
 
 
 class Marker(NamedTuple):
-    """A test's ``domain_policy`` marker, read."""
+    """A test's ``domain_policy`` markers, read: every layer on its path, closest first."""
 
-    policy: DomainPolicy
+    layers: tuple[Layer, ...]
     require_evidence: bool
+    replace: bool  # a marker with replace=True is (with any closer one) the whole policy
+
+    @property
+    def policy(self) -> DomainPolicy:
+        """The closest marker's policy."""
+        return self.layers[0].policy
+
+
+class PolicyLayers:
+    """Several policies a URL must pass, each: reads as one ``DomainPolicy`` to the audit.
+
+    ``audit`` gives every violation of any layer once (a URL two layers refuse is one
+    violation, as the closest layer words it); ``mode`` and ``domains`` are the closest
+    layer's, for the records that name one policy (they list the layers too).
+    """
+
+    def __init__(self, layers: tuple[Layer, ...]) -> None:
+        self.layers = layers
+        self.mode = layers[0].policy.mode
+        self.domains = layers[0].policy.domains
+
+    def audit(self, transcript: Any, *args: Any, **kwargs: Any) -> list[Violation]:
+        seen: set[tuple[object, ...]] = set()
+        found = []
+        for layer in self.layers:
+            for violation in layer.policy.audit(transcript, *args, **kwargs):
+                key = (violation.message_index, violation.where, violation.url, violation.span)
+                if key not in seen:
+                    seen.add(key)
+                    found.append(violation)
+        return sorted(found, key=lambda v: (v.message_index, v.span or (0, 0)))
+
+    def __repr__(self) -> str:
+        return " and ".join(repr(layer.policy) for layer in self.layers)
 
 
 def default_policy(config: pytest.Config) -> ProjectPolicy:
@@ -147,24 +190,39 @@ def marker_clash(item: pytest.Item) -> bool:
 
 
 def read_marker(item: pytest.Item) -> Marker:
-    """The test's policy: its closest ``domain_policy`` marker, every one checked.
+    """The test's markers: every one on its path (function, class, module), each checked.
 
-    The closest marker (function, then class, then module) is the policy; the others
-    are checked all the same, so a bad one is never hidden by a nearer one. Two markers
-    on one node (stacked decorators, a decorator and ``pytest.param(marks=...)``) are
-    refused: which one should win is not the plugin's guess to make.
+    Every marker applies with the project policy, so a URL must pass each: a marker
+    narrows, it never lifts. A marker with ``replace=True`` is the test's whole policy
+    with the markers closer to the test than it; those farther away, and the project
+    policy, do not apply. Two markers on one node (stacked decorators, a decorator and
+    ``pytest.param(marks=...)``) are refused: which one was meant is not the plugin's
+    guess to make. ``require_evidence`` is the closest marker's that says it.
     """
     marked = list(item.iter_markers_with_node(MARKER_NAME))
     assert marked, "read_marker is only called for marked tests"
-    read = [_read_one(item, node, marker) for node, marker in marked]
+    read = [(node, marker, _read_one(item, node, marker)) for node, marker in marked]
     nodes = [node for node, _ in marked]
     for node in nodes:
         if nodes.count(node) > 1:
             raise pytest.UsageError(messages.stacked_markers(item.nodeid, _node_name(item, node)))
-    return read[0]
+    layers: list[Layer] = []
+    require: bool | None = None
+    replace = False
+    for node, marker, (policy, require_evidence, replaces) in read:
+        on = "" if len(read) == 1 else f" on {_node_name(item, node)}"
+        layers.append(Layer(policy, f"the domain_policy marker{on}"))
+        if require is None and "require_evidence" in marker.kwargs:
+            require = require_evidence
+        if replaces:
+            replace = True
+            break
+    return Marker(tuple(layers), True if require is None else require, replace)
 
 
-def _read_one(item: pytest.Item, node: Node, marker: pytest.Mark) -> Marker:
+def _read_one(
+    item: pytest.Item, node: Node, marker: pytest.Mark
+) -> tuple[DomainPolicy, bool, bool]:
     """One ``domain_policy`` marker, or a usage error naming the test, the marker and the fix."""
     from agentloop_tools._config import build_policy
     from agentloop_tools._errors import ConfigError
@@ -184,10 +242,10 @@ def _read_one(item: pytest.Item, node: Node, marker: pytest.Mark) -> Marker:
             f"allow=[...], block=[...] or policy=DomainPolicy ({example})."
         )
     options = MarkerOptions(**marker.kwargs)
-    if not isinstance(options.require_evidence, bool):
-        raise pytest.UsageError(
-            f"{where}: require_evidence must be True or False, got {options.require_evidence!r}."
-        )
+    for name in ("require_evidence", "replace"):
+        value = getattr(options, name)
+        if not isinstance(value, bool):
+            raise pytest.UsageError(f"{where}: {name} must be True or False, got {value!r}.")
     try:
         policy = build_policy(
             where,
@@ -203,7 +261,7 @@ def _read_one(item: pytest.Item, node: Node, marker: pytest.Mark) -> Marker:
             f"{where}: pass exactly one of allow=[...], block=[...] or policy=DomainPolicy "
             f"({example})."
         )
-    return Marker(policy, options.require_evidence)
+    return policy, bool(options.require_evidence), bool(options.replace)
 
 
 def _node_name(item: pytest.Item, node: Node) -> str:

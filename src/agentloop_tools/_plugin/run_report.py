@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 RECORD_PROPERTY = "agentloop_tools"
 NOT_AUDITED_PROPERTY = "agentloop_tools_not_audited"
+REPLACED_PROPERTY = "agentloop_tools_replaced"
 TEARDOWN_PROPERTY = "agentloop_tools_teardown"
 FILE_OPTIONS = (REPORT_OPTION, HTML_REPORT_OPTION)
 
@@ -34,6 +35,7 @@ class RunReport:
         self.records: list[dict[str, Any]] = []
         self.not_audited: list[str] = []
         self.breached_attempts: list[dict[str, Any]] = []
+        self.replaced: list[dict[str, Any]] = []  # tests whose marker is their whole policy
 
     def wanted(self) -> bool:
         """Whether a report file is asked for (then each test carries its full record)."""
@@ -51,6 +53,8 @@ class RunReport:
         for name, value in _pairs(report):
             if name == NOT_AUDITED_PROPERTY and isinstance(value, str):
                 self.not_audited.append(value)
+            elif name == REPLACED_PROPERTY and isinstance(value, dict):
+                self.replaced.append(value)
             elif name == RECORD_PROPERTY and isinstance(value, dict):
                 self.records.append(value)
                 if str(report.outcome) == "rerun":  # pytest-rerunfailures: an attempt, retried
@@ -77,12 +81,13 @@ class RunReport:
 
     def summary_lines(self) -> list[str]:
         """The lines of the run's summary section; none when no test showed evidence."""
-        if not self.records and not self.not_audited:
+        if not self.records and not self.not_audited and not self.replaced:
             return []
         conversations = sum(r["conversation_count"] for r in self.records)
         violations = [r["violation_count"] for r in self.records]
         breached = sum(1 for count in violations if count)
         lines = [messages.not_audited(nodeid) for nodeid in self.not_audited]
+        lines += [messages.replaced(entry["test"], entry["project"]) for entry in self.replaced]
         attempts: dict[str, int] = {}
         for record in self.records:
             attempts[record["test"]] = attempts.get(record["test"], 0) + 1
@@ -182,6 +187,10 @@ def record_of(
 
 def record_property(record: dict[str, Any]) -> tuple[str, object]:
     return (RECORD_PROPERTY, record)
+
+
+def replaced_property(item: pytest.Item, project: str) -> tuple[str, object]:
+    return (REPLACED_PROPERTY, {"test": item.nodeid, "project": project})
 
 
 def not_audited_property(item: pytest.Item) -> tuple[str, object]:

@@ -33,9 +33,11 @@ MARKER_KEYWORDS = frozenset(
 # The line the plugin registers the marker with: any other line naming the marker is a
 # registration of the project's own.
 MARKER_LINE = (
-    f"{MARKER_NAME}(*, allow=None, block=None, policy=None, require_evidence=True): audit "
-    "everything this test's agents did against a domain policy; a violation, or no agent "
-    "evidence at all, fails the test (agentloop-tools' testing guide)."
+    f"{MARKER_NAME}(*, allow=None, block=None, policy=None, require_evidence=True, "
+    "replace=False): audit everything this test's agents did against a domain policy, "
+    "with every other marker on its path and the project policy (replace=True: this "
+    "marker alone); a violation, or no agent evidence at all, fails the test "
+    "(agentloop-tools' testing guide)."
 )
 # Every ini key the plugin registers: a near miss of one, or any other agentloop_* key,
 # is a usage error (an unknown key is only a warning to pytest, and a lost policy).

@@ -17,7 +17,9 @@ from agentloop_tools._plugin import gate, messages
 from agentloop_tools._plugin.failures import fail
 from agentloop_tools._plugin.network import ReplayClients
 from agentloop_tools._plugin.policies import (
+    Layer,
     Marker,
+    PolicyLayers,
     default_policy,
     marker_clash,
     read_marker,
@@ -29,6 +31,7 @@ from agentloop_tools._plugin.run_report import (
     prepare_report_paths,
     record_of,
     record_property,
+    replaced_property,
     teardown_property,
 )
 from agentloop_tools._plugin.scope import (
@@ -265,6 +268,9 @@ class AgentloopSession:
             return
         if item.stash.get(gate.NOT_AUDITED, False):
             report.user_properties.append(not_audited_property(item))
+        marker = item.stash.get(MARKER, None)
+        if marker is not None and marker.replace:
+            report.user_properties.append(replaced_property(item, self.default.origin))
         evidence = evidence_of(item)
         if evidence is not None and evidence.transcripts:
             error = call.excinfo.value if call.excinfo is not None else None
@@ -284,6 +290,14 @@ class AgentloopSession:
         full = self.report.wanted()
         record = record_of(item, evidence, report, policy, origin, full=full, error=error)
         record["violation_count"] = item.stash.get(gate.VIOLATIONS, 0)
+        marker = item.stash.get(MARKER, None)
+        if marker is not None and marker.replace:
+            record["replace"] = True
+        if full and isinstance(policy, PolicyLayers):
+            record["policy_layers"] = [
+                {"mode": layer.policy.mode, "domains": list(layer.policy.domains), "from": origin}
+                for layer, origin in policy.layers
+            ]
         return record
 
     # End of the run ------------------------------------------------------------------
@@ -311,13 +325,21 @@ class AgentloopSession:
         return self._matcher
 
     def policy_for(self, item: pytest.Item) -> tuple[DomainPolicy | None, str | None]:
-        """The policy a test is audited with, and where it was written."""
+        """The policy a test is audited with, and where it was written.
+
+        Every policy on the test's path applies: its markers, closest first, then the
+        project's, unless a marker says ``replace=True``. Several read as one.
+        """
         marker = item.stash.get(MARKER, None)
-        if marker is not None:
-            return marker.policy, "the domain_policy marker"
-        if self.default.policy is not None:
-            return self.default.policy, self.default.origin
-        return None, None
+        layers = list(marker.layers) if marker is not None else []
+        if self.default.policy is not None and not (marker is not None and marker.replace):
+            layers.append(Layer(self.default.policy, self.default.origin))
+        if not layers:
+            return None, None
+        if len(layers) == 1:
+            return layers[0].policy, layers[0].origin
+        combined: Any = PolicyLayers(tuple(layers))  # read as a DomainPolicy by the audit
+        return combined, "; ".join(layer.origin for layer in layers)
 
 
 def _funcargs(item: pytest.Item) -> dict[str, Any]:
