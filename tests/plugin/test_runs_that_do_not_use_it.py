@@ -15,7 +15,7 @@ from tests.plugin.scenarios import LEAKY_TEST
 
 PLAIN = "def test_plain():\n    assert True\n"
 # The outer run turns warnings into errors; pytest's own warning is what these runs show.
-INI = "[pytest]\nfilterwarnings = default::pytest.PytestUnknownMarkWarning\n"
+INI = "[pytest]\nfilterwarnings = always::pytest.PytestUnknownMarkWarning\n"
 
 
 def comparable(result: pytest.RunResult) -> list[str]:
