@@ -108,15 +108,8 @@ def run(directory: Path, *args: str, recording: bool = False) -> float:
     env = {"PATH": "/usr/bin:/bin", "HOME": str(directory), "PYTHONPATH": str(directory)}
     if recording:
         env["RECORDING"] = "1"
-    started = time.perf_counter()
-    subprocess.run(
-        [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
-        cwd=directory,
-        check=True,
-        capture_output=True,
-        env=env,
-    )
-    return time.perf_counter() - started
+    wall, _ = cpu_run(directory, *args, env=env)
+    return wall
 
 
 def per_test(directory: Path) -> tuple[list[float], list[float]]:
