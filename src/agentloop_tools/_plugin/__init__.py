@@ -13,6 +13,7 @@ that uses the plugin, read from the top down:
 - ``replay_speed``: cassettes parsed once per run, absent HTTP libraries skipped.
 - ``network``: provider traffic kept local (host guards, replay clients, no backoff).
 - ``agents``: what the fixtures hand a test (the environment and the agent factory).
+- ``masking``: no credential in what pytest shows of a test (reprs, reports).
 - ``run_report``: the run's summary lines and report files, from the test reports.
 - ``failures``: the plugin's failures, each carrying its kind.
 - ``messages``: every text the plugin shows.
