@@ -9,6 +9,7 @@ a function's lines of code (docstring, comments and blank lines not counted).
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -253,3 +254,13 @@ def _imported_module(node: ast.stmt, bound: str) -> str | None:
             if (alias.asname or alias.name) == bound:
                 return f"{node.module}.{alias.name}"
     return None
+
+
+def test_the_plugin_package_lists_every_module_it_holds() -> None:
+    # A contributor opens _plugin/__init__.py to find which module does what.
+    import agentloop_tools._plugin as plugin
+
+    folder = Path(plugin.__file__).parent
+    modules = {path.stem for path in folder.glob("*.py") if path.stem != "__init__"}
+    listed = set(re.findall(r"``(\w+)``", plugin.__doc__ or ""))
+    assert modules <= listed, sorted(modules - listed)
