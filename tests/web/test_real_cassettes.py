@@ -232,6 +232,7 @@ def test_every_real_cassette_reads_whole_including_streams(name: str) -> None:
     assert [c.url for c in evidence.citations()] == ORACLES[name]["all_citations"]
 
 
+@pytest.mark.agentloop_06  # the cassette reader builds agentloop's clients
 def test_only_a_search_filtered_by_code_is_said_to_hide_its_citations() -> None:
     # 10 real cassettes carry a "caller" field, 9 of them {"type": "direct"}: a plain
     # search. Only a caller of code execution (or a code-execution block) shows dynamic
