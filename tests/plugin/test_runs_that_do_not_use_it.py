@@ -49,7 +49,8 @@ def test_an_unregistered_near_miss_changes_nothing_in_a_run_that_does_not_use_us
     )
     result = same_as_without_us(project, "-v")
     assert result.ret == pytest.ExitCode.OK
-    result.stdout.fnmatch_lines([f"*PytestUnknownMarkWarning: Unknown pytest.mark.{name}*"])
+    # (pytest's own unknown-mark warning is printed alike in both runs, or in neither:
+    # pytest.mark remembers, process-wide, the names an earlier in-process run registered.)
 
 
 def test_a_near_miss_with_our_keywords_is_an_attempt_to_configure_us(
