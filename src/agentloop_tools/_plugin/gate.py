@@ -53,7 +53,8 @@ def judge(
     ``before``: a plain vcr test under the project policy would record model traffic in
     CI. ``call``: after the body (``body`` is what it raised): unused interactions, the
     evidence the policy needs, then the audit; a breach is never hidden by the body's
-    own skip, xfail or failure. ``teardown``: the cassette was refused when saved.
+    own skip, xfail or failure. ``teardown``: the cassette was refused when saved, or a
+    conversation teardown ran (a fixture's, a finalizer's) breached the policy.
     """
     if when == "before":
         # (The plugin's own tests are guarded by their cassette fixture instead.)
