@@ -109,9 +109,9 @@ def test_a_breach_in_an_attempt_that_was_rerun_fails_the_run(
 ) -> None:
     pytest.importorskip("pytest_rerunfailures")
     project.makepyfile(test_agent=RERUN)
-    result = project.runpytest_subprocess(
-        "--reruns", "1", "--agentloop-report=evidence.json", "-p", "no:randomly", *workers
-    )
+    # Under xdist the controller must count it: that needs real worker processes.
+    run = project.runpytest_subprocess if workers else project.runpytest
+    result = run("--reruns", "1", "--agentloop-report=evidence.json", "-p", "no:randomly", *workers)
     # Each test passed on its rerun, as the rerun plugin decides...
     assert result.parseoutcomes() == {"passed": 2, "rerun": 2}
     # ...but the breach in the first attempt fails the run, and is named.
@@ -133,7 +133,7 @@ def test_a_plain_flaky_test_is_rerun_as_before(project: pytest.Pytester) -> None
         test_plain="FLAKY = []\n\ndef test_plain_flaky():\n    FLAKY.append(1)\n"
         "    assert len(FLAKY) > 1\n"
     )
-    without = project.runpytest_subprocess("--reruns", "1", "-p", "no:agentloop_tools")
-    with_us = project.runpytest_subprocess("--reruns", "1")
+    without = project.runpytest("--reruns", "1", "-p", "no:agentloop_tools")
+    with_us = project.runpytest("--reruns", "1")
     assert without.parseoutcomes() == with_us.parseoutcomes() == {"passed": 1, "rerun": 1}
     assert with_us.ret == without.ret == pytest.ExitCode.OK
