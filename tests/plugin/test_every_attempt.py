@@ -103,7 +103,7 @@ def test_plain_flaky():
 )
 
 
-@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["in-process", "xdist"])
+@pytest.mark.parametrize("workers", [[], ["-n", "1"]], ids=["in-process", "xdist"])
 def test_a_breach_in_an_attempt_that_was_rerun_fails_the_run(
     project: pytest.Pytester, workers: list[str]
 ) -> None:

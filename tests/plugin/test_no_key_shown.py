@@ -92,7 +92,7 @@ def test_a_failing_recording_test_shows_no_key(recording: pytest.Pytester, args:
 
 def test_under_xdist_the_controller_receives_no_key(recording: pytest.Pytester) -> None:
     result = recording.runpytest_subprocess(
-        "--record-mode=once", "-n", "2", "-vv", "--showlocals", "--junitxml=junit.xml"
+        "--record-mode=once", "-n", "1", "-vv", "--showlocals", "--junitxml=junit.xml"
     )
     result.assert_outcomes(failed=4)
     no_key_in(shown(recording, result))
