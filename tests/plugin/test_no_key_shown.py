@@ -130,3 +130,21 @@ def test_the_env_is_a_dict_whose_repr_masks_every_credential() -> None:
     assert "agentloop-tools-placeholder-OPENAI_API_KEY" in text
     env["NEW"] = "x"
     assert env["ANTHROPIC_API_KEY"] == KEY  # the values themselves are untouched
+
+
+def test_a_key_the_test_set_beside_the_environments_is_masked_too(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from agentloop_tools._plugin.masking import clean_report
+
+    # Keys of no known shape: only their values can find them.
+    mine, other = fake_key("", 40), fake_key("", 40)
+    monkeypatch.setenv("TAVILY_API_KEY", mine)
+    report = pytest.TestReport(
+        "t.py::t", ("t.py", 1, "t"), {}, "failed", f"E  {mine} != {other}", "call",
+        sections=[("Captured stdout call", f"{other}\n{mine}\n")],
+    )  # fmt: skip
+    clean_report(report, {"TAVILY_API_KEY": other})
+    shown = str(report.longrepr) + "".join(content for _, content in report.sections)
+    for key in (mine, other):
+        assert key not in shown

@@ -84,9 +84,14 @@ def clean_report(report: pytest.TestReport, extra: Mapping[str, str] | None = No
         return  # a passing test that printed nothing: most reports, at no cost
     from agentloop_tools._secrets import Cleaner, secret_values
 
-    secrets = secret_values(os.environ)
-    secrets.update(secret_values(dict(extra or {})))
-    clean = Cleaner(secrets).text
+    # Two cleaners, not one merged mapping: a test may set a variable of agentloop_env to
+    # another key than the environment's, and both values must go.
+    of_environment = Cleaner(secret_values(os.environ)).text
+    of_test = Cleaner(secret_values(dict(extra or {}))).text
+
+    def clean(text: str) -> str:
+        return of_environment(of_test(text))
+
     report.sections = [(title, clean(content)) for title, content in report.sections]
     longrepr = report.longrepr
     if longrepr is None:
