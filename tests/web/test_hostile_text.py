@@ -1,9 +1,11 @@
 """Hostile shapes of answer text: results stay right and the work stays linear.
 
-Speed is measured in benchmarks/bench_policy.py. Here each shape is also read at
-200,000 characters under a CPU-time bound far above a linear reading (well under a
-second) and far below a quadratic one (tens of seconds): an answer crafted to stall
-the audit is a way to switch it off.
+Speed is measured in benchmarks/bench_policy.py. Here each shape is also read at about
+50,000 characters and at four times that, and the CPU time of the larger reading is
+bound by the smaller one's: four times the text costs about four times the work when
+the reading is linear and sixteen times when it is quadratic. A ratio measured in the
+same run holds on a slow or loaded machine, where a fixed number of seconds does not.
+An answer crafted to stall the audit is a way to switch it off.
 """
 
 from __future__ import annotations
@@ -83,7 +85,12 @@ def test_hostile_text_is_read_linearly_and_correctly(
 
 
 LARGE = 200_000
-CPU_SECONDS = 5.0
+# Linear reading: 4x. Quadratic: 16x. Headroom for noise between the two readings.
+MOST_GROWTH = 8.0
+# Below this a reading is too short to time, and harmless whatever its growth.
+NOISE_FLOOR = 0.5
+# A reading still running after this much CPU has stalled: the test fails, not hangs.
+STALL_SECONDS = 60.0
 
 
 class Stalled(Exception):
@@ -109,20 +116,36 @@ def cpu_watchdog(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGPROF, previous)
 
 
-@pytest.mark.parametrize("shape", HOSTILE)
-def test_hostile_text_of_200k_characters_is_audited_in_bounded_time(shape: str) -> None:
-    text = HOSTILE[shape][0]
-    text = text * (LARGE // len(text) + 1) if len(text) < LARGE else text
+def _answer(text: str) -> Transcript:
     transcript = Transcript()
     transcript.add_user_message("q")
     transcript.add_assistant_message([TextPart(text=text)])
+    return transcript
+
+
+def _cpu_seconds(policy: DomainPolicy, transcript: Transcript) -> float:
+    started = time.process_time()
+    with cpu_watchdog(STALL_SECONDS):
+        policy.audit(transcript)
+    return time.process_time() - started
+
+
+@pytest.mark.parametrize("shape", HOSTILE)
+def test_hostile_text_of_200k_characters_is_audited_in_bounded_time(shape: str) -> None:
+    # The same shape, repeated k and 4k times: the larger text is exactly four of the smaller.
+    text = HOSTILE[shape][0]
+    copies = -(-LARGE // 4 // len(text))
+    small, large = _answer(text * copies), _answer(text * copies * 4)
     for policy in (
         DomainPolicy.allow(["a.example"]),
         DomainPolicy.allow(["a.example"], bare_hosts=True),
         DomainPolicy.block(["b.com"]),
     ):
-        started = time.process_time()
-        with cpu_watchdog(CPU_SECONDS * 2):
-            policy.audit(transcript)
-        spent = time.process_time() - started
-        assert spent < CPU_SECONDS, f"{shape}: {policy.mode} audit took {spent:.1f} s of CPU"
+        quarter = _cpu_seconds(policy, small)
+        whole = _cpu_seconds(policy, large)
+        bound = max(MOST_GROWTH * quarter, NOISE_FLOOR)
+        assert whole < bound, (
+            f"{shape}: {policy.mode} audit took {whole:.2f} s of CPU on {4 * len(text) * copies:,} "
+            f"characters and {quarter:.2f} s on a quarter of them; "
+            f"more than {MOST_GROWTH:g}x is not linear"
+        )
