@@ -59,10 +59,52 @@ def test_github_annotations() -> None:
     assert result.returncode == 1
     lines = result.stdout.splitlines()
     assert lines[0] == (
-        f"::error file={ANTHROPIC_DEMO},title=Domain policy violation::source "
+        f"::error file={ANTHROPIC_DEMO},line=2,title=Domain policy violation::source "
         "https://realpython.com/python313-repl/: not on the allowlist (interaction 0)"
     )
-    assert all(line.startswith("::error ") for line in lines)
+    assert all(line.startswith("::error ") for line in lines[:-1])
+    assert lines[-1] == (
+        "::notice title=agentloop-tools audit::3 violation(s) in 1 of 1 file(s); policy "
+        "DomainPolicy.allow(['python.org']) from --allow."
+    )
+
+
+def test_github_annotations_sit_on_the_line_sarif_gives(tmp_path: Path) -> None:
+    # Two interactions: the second one's violation is annotated on its own line.
+    import yaml
+
+    cassette = tmp_path / "two.yaml"
+    data = yaml.safe_load(ANTHROPIC_DEMO.read_text())
+    data["interactions"] *= 2
+    cassette.write_text(yaml.safe_dump(data))
+    github = run("audit", cassette, "--allow", "python.org", "--format", "github", cwd=tmp_path)
+    sarif = run("audit", cassette, "--allow", "python.org", "--format", "sarif", cwd=tmp_path)
+    assert github.returncode == sarif.returncode == 1, github.stderr
+    results = json.loads(sarif.stdout)["runs"][0]["results"]
+    expected = [
+        result["locations"][0]["physicalLocation"]["region"]["startLine"] for result in results
+    ]
+    assert len(set(expected)) == 2, "one line per interaction"
+    annotations = [line for line in github.stdout.splitlines() if line.startswith("::error ")]
+    assert [int(line.split(",line=")[1].split(",")[0]) for line in annotations] == expected
+
+
+def test_github_format_with_a_baseline_and_nothing_new_still_says_what_it_read(
+    tmp_path: Path,
+) -> None:
+    baseline = tmp_path / "baseline.json"
+    written = run("audit", ANTHROPIC_DEMO, "--allow", "python.org", "--write-baseline", baseline)
+    assert written.returncode == 0, written.stderr
+    result = run(
+        "audit", ANTHROPIC_DEMO, "--allow", "python.org", "--baseline", baseline,
+        "--format", "github",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "::notice title=agentloop-tools audit::0 violation(s) in 0 of 1 file(s); policy "
+        f"DomainPolicy.allow(['python.org']) from --allow. Baseline {baseline}: 3 known "
+        "violation(s) not listed, 0 stale."
+    ]
 
 
 def test_junit_xml(tmp_path: Path) -> None:

@@ -166,15 +166,20 @@ def audit_table(
             )
         for problem in audit.problems:
             out.write(f"could not read {where_of(problem)}: {visible(problem['reason'])}\n")
+    problems = sum(len(audit.problems) for audit in audits)
+    out.write(("\n" if total or problems else "") + summary(audits, policy, origin, outcome) + "\n")
+
+
+def summary(audits: list[FileAudit], policy: Any, origin: str, outcome: Any = None) -> str:
+    """The audit's one-line summary (the table's last line, the github format's notice)."""
+    total = sum(len(audit.violations) for audit in audits)
     files_with = sum(1 for audit in audits if audit.violations)
     problems = sum(len(audit.problems) for audit in audits)
-    out.write(
-        ("\n" if total or problems else "")
-        + f"{total} violation(s) in {files_with} of {len(audits)} file(s); "
+    return (
+        f"{total} violation(s) in {files_with} of {len(audits)} file(s); "
         f"policy {visible(repr(policy))} from {visible(origin)}."
         + (f" {problems} input problem(s): the audit is incomplete." if problems else "")
         + _baseline_note(outcome)
-        + "\n"
     )
 
 
@@ -229,21 +234,50 @@ def audit_json(
     out.write("\n")
 
 
-def audit_github(audits: list[FileAudit], policy: Any, origin: str, out: TextIO) -> None:
+def audit_github(
+    audits: list[FileAudit],
+    policy: Any,
+    origin: str,
+    out: TextIO,
+    found: Found | None = None,
+    outcome: Any = None,
+) -> None:
+    """Workflow commands: one annotation per violation and per input problem, at the line
+    its interaction starts on when known (SARIF's region), then one summary notice, so a
+    run with nothing (new) to annotate still says what it read."""
+    from agentloop_tools.cli._sarif import interaction_lines
+
     for audit in audits:
+        lines = interaction_lines(audit.path) if audit.violations or audit.problems else []
+        file = gh_property(visible(audit.path))
         for v in audit.violations:
             where = "" if v["interaction"] is None else f" (interaction {v['interaction']})"
             message = f"{visible(v['where'])} {visible(v['url'])}: {visible(v['verdict'])}{where}"
             out.write(
-                f"::error file={gh_property(visible(audit.path))},"
+                f"::error file={file}{_gh_region(v['interaction'], lines)},"
                 f"title=Domain policy violation::{gh(message)}\n"
             )
         for problem in audit.problems:
             out.write(
-                f"::warning file={gh_property(visible(audit.path))},title=Unreadable input::"
-                f"{gh(where_of(problem))}: "
+                f"::warning file={file}{_gh_region(problem['interaction'], lines)},"
+                f"title=Unreadable input::{gh(where_of(problem))}: "
                 f"{gh(visible(problem['reason']))}\n"
             )
+    out.write(
+        f"::notice title=agentloop-tools audit::{gh(summary(audits, policy, origin, outcome))}\n"
+    )
+
+
+def _gh_region(interaction: int | None, lines: list[int]) -> str:
+    """``,line=N`` (and ``col=``, ``endLine=`` when known) from SARIF's region."""
+    from agentloop_tools.cli._sarif import region
+
+    names = {"startLine": "line", "startColumn": "col", "endLine": "endLine"}
+    return "".join(
+        f",{names[key]}={value}"
+        for key, value in region(interaction, lines).items()
+        if key in names
+    )
 
 
 def audit_junit(audits: list[FileAudit], policy: Any, origin: str, out: TextIO) -> None:
