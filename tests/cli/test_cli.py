@@ -384,6 +384,11 @@ def test_evidence_lists_sources_and_citations_per_turn() -> None:
         "    citations (2):",
         "      - https://docs.python.org/3/whatsnew/3.13.html?utm_source=openai",
         "      - https://medium.com/@pydev/python-3-13-repl-tour-5f1e?utm_source=openai",
+        # The answer's links, each consulted as the report and assert_cited read it.
+        "    links (2, 2 to a page a tool returned):",
+        "      - https://docs.python.org/3/whatsnew/3.13.html?utm_source=openai [consulted]",
+        "      - https://medium.com/@pydev/python-3-13-repl-tour-5f1e?utm_source=openai "
+        "[consulted]",
     ]
     as_json = json.loads(run("evidence", OPENAI_DEMO, "--format", "json").stdout)
     [turn] = as_json["files"][0]["turns"]

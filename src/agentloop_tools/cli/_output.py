@@ -357,6 +357,16 @@ def _turn_lines(turn: dict[str, Any], out: TextIO) -> None:
     )
     out.write(f"    citations ({len(turn['citations'])}):\n")
     out.writelines(f"      - {visible(c['url'])}\n" for c in turn["citations"])
+    links = turn.get("links", [])
+    if links:
+        # A link to a page a tool returned is a citation to assert_cited: say which.
+        consulted = sum(1 for link in links if link["consulted"])
+        out.write(f"    links ({len(links)}, {consulted} to a page a tool returned):\n")
+        out.writelines(
+            f"      - {visible(link['url'])} "
+            f"[{'consulted' if link['consulted'] else 'not consulted'}]\n"
+            for link in links
+        )
 
 
 # --- escapes -----------------------------------------------------------------------
