@@ -432,12 +432,13 @@ def test_help_shows_examples() -> None:
     assert run().returncode == 2
 
 
-def test_audit_skips_vendored_folders_and_scan_reads_all_but_version_control(
+def test_audit_and_scan_skip_the_same_vendored_folders_and_count_them(
     tmp_path: Path,
 ) -> None:
     hidden = tmp_path / ".venv" / "lib"
     hidden.mkdir(parents=True)
     (hidden / "leak.json").write_text('{"k": "' + KEY + '"}')
+    (tmp_path / "node_modules").mkdir()
     (tmp_path / ".git").mkdir()
     (tmp_path / ".git" / "config").write_text("key: " + KEY)
     (tmp_path / ".cassettes").mkdir()
@@ -446,15 +447,19 @@ def test_audit_skips_vendored_folders_and_scan_reads_all_but_version_control(
     assert result.returncode == 1
     assert [line.split(": ")[0] for line in result.stdout.splitlines()[:-1]] == [
         str(tmp_path / ".cassettes" / "notes.txt"),
-        str(tmp_path / ".venv" / "lib" / "leak.json"),
     ]
-    assert result.stdout.splitlines()[-1].endswith("; skipped .git): 2 secret(s) found.")
+    assert result.stdout.splitlines()[-1].endswith(
+        "; skipped 3 folder(s): .git, .venv, node_modules): 1 secret(s) found."
+    )
+    named = run("scan", tmp_path / ".venv")
+    assert named.returncode == 1, "a vendored folder named on the command line is read"
+    assert str(hidden / "leak.json") in named.stdout
     assert run("scan", tmp_path / ".git" / "config").returncode == 1, "a file named is read"
     (tmp_path / "run.json").write_text(PROMPT_ONLY)
     audit = run("audit", tmp_path, "--allow", "python.org")
     assert audit.returncode == 0, "leak.json under .venv (no transcript) was not read"
     assert audit.stdout.startswith("0 violation(s) in 0 of 1 file(s)")
-    assert "not searched: .git, .venv folders" in audit.stderr
+    assert "not searched: .git, .venv, node_modules folders" in audit.stderr
 
 
 def test_a_named_file_that_is_not_a_cassette_is_a_problem_and_the_rest_is_read() -> None:

@@ -115,6 +115,37 @@ def report_left_out(found: Found) -> None:
     total = found.excluded + found.gitignored + len(found.ignored)
     if total:
         stderr(f"agentloop-tools: left out {total} file(s): {', '.join(parts)}")
+    report_links(found)
+
+
+def report_links(found: Found) -> None:
+    """Each symbolic link not followed, one line each, then their count."""
+    for link, target in found.outside:
+        stderr(
+            f"agentloop-tools: not followed: {visible(str(link))} -> {visible(target)}: a "
+            "symbolic link to outside the paths given (pass the target to read it)"
+        )
+    for link, target in found.loops:
+        where = f"to {visible(target)}, a folder it is in" if target else "it never resolves"
+        stderr(
+            f"agentloop-tools: not followed: {visible(str(link))}: a symbolic link loop ({where})"
+        )
+    if found.outside or found.loops:
+        stderr(f"agentloop-tools: {links_not_followed(found)}")
+
+
+def links_not_followed(found: Found) -> str:
+    """``N symbolic link(s) not followed: ...`` ("" when none)."""
+    parts = []
+    if found.outside:
+        parts.append(f"{len(found.outside)} to outside the paths given")
+    if found.loops:
+        parts.append(f"{len(found.loops)} loop(s)")
+    if not parts:
+        return ""
+    return (
+        f"{len(found.outside) + len(found.loops)} symbolic link(s) not followed: {', '.join(parts)}"
+    )
 
 
 def report_ignored(ignored: list[Path]) -> None:
@@ -134,11 +165,20 @@ def report_skipped(skipped: set[str]) -> None:
 
 def left_out(found: Found | None) -> dict[str, int]:
     if found is None:
-        return {"exclude": 0, "gitignore": 0, "not_evidence": 0}
+        return {
+            "exclude": 0,
+            "gitignore": 0,
+            "not_evidence": 0,
+            "outside_links": 0,
+            "link_loops": 0,
+        }
     return {
         "exclude": found.excluded,
         "gitignore": found.gitignored,
         "not_evidence": len(found.ignored),
+        # Symbolic links not followed (each named on stderr).
+        "outside_links": len(found.outside),
+        "link_loops": len(found.loops),
     }
 
 
