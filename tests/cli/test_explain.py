@@ -80,8 +80,7 @@ def test_readers_that_disagree_never_print_a_rule_beside_a_host_it_does_not_matc
     assert "evil.net, rule 'wikipedia.org'" not in result.stdout
     assert "WHATWG: evil.net, no rule matches this host, refused" in result.stdout
     assert (
-        "another reading of the same request is blocked: wikipedia.org matches rule "
-        "'wikipedia.org'"
+        "another reading of the same request is blocked: wikipedia.org matches rule 'wikipedia.org'"
     ) in result.stdout
     assert "RFC 3986: wikipedia.org, rule 'wikipedia.org', refused" in result.stdout
     [explanation] = json.loads(

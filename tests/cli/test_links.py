@@ -87,8 +87,7 @@ def test_a_link_to_outside_is_not_followed_and_counted(tmp_path: Path, command: 
     assert result.returncode == 0, result.stdout + result.stderr
     for link, target in (("shared", elsewhere), ("one.yaml", elsewhere / "openai.yaml")):
         assert (
-            f"not followed: {root / link} -> {target}: a symbolic link to outside the paths "
-            "given"
+            f"not followed: {root / link} -> {target}: a symbolic link to outside the paths given"
         ) in result.stderr
     if command == "scan":
         assert "2 symbolic link(s) not followed: 2 to outside the paths given" in result.stdout
@@ -114,8 +113,7 @@ def test_a_true_loop_is_named_and_counted_and_the_exit_follows_what_was_read(
     assert result.returncode == 0, result.stdout + result.stderr
     up, self_ = tmp_path / "cassettes" / "sub" / "up", tmp_path / "cassettes" / "self"
     assert (
-        f"not followed: {up}: a symbolic link loop (to {tmp_path / 'cassettes'}, a folder it "
-        "is in)"
+        f"not followed: {up}: a symbolic link loop (to {tmp_path / 'cassettes'}, a folder it is in)"
     ) in result.stderr
     assert f"not followed: {self_}: a symbolic link loop (it never resolves)" in result.stderr
     assert "2 symbolic link(s) not followed: 2 loop(s)" in result.stderr

@@ -360,8 +360,7 @@ def _found_readings(policy: DomainPolicy, item: Found, unflagged: bool) -> list[
             "linkifier renders (bare_hosts=True judges every one)"
         )
         readings = [
-            replace(r, permitted=True, note=note) if not r.permitted else r
-            for r in readings
+            replace(r, permitted=True, note=note) if not r.permitted else r for r in readings
         ]
     return readings
 
