@@ -132,3 +132,19 @@ def test_a_hostile_link_name_stays_on_one_line(tmp_path: Path) -> None:
     assert "x\\x0a::error file=README.md::forged\\x1b]0;t\\x07" in result.stderr
     assert not any(line.startswith("::") for line in result.stderr.splitlines())
     assert "\x1b" not in result.stderr + result.stdout
+
+
+def test_a_folder_of_only_outside_links_says_why_it_found_nothing(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    shutil.copy(ANTHROPIC_DEMO, elsewhere / "a.yaml")
+    root = tmp_path / "cassettes"
+    root.mkdir()
+    (root / "a.yaml").symlink_to(elsewhere / "a.yaml")
+    for command in ("audit", "evidence"):
+        result = run(command, root, *(CLEAN if command == "audit" else ()))
+        assert result.returncode == 2, "nothing read is never a pass"
+        assert "1 symbolic link(s) not followed (each named on stderr" in result.stdout
+        assert f"not followed: {root / 'a.yaml'} -> {elsewhere / 'a.yaml'}" in result.stderr
+    html = run("evidence", root, "--format", "html", "-o", tmp_path / "page.html")
+    assert f"not followed: {root / 'a.yaml'} -> {elsewhere / 'a.yaml'}" in html.stderr

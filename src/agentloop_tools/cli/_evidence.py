@@ -158,6 +158,7 @@ def _evidence_html(args: argparse.Namespace, reader: Any, found: Found) -> int:
         )
     _output.report_skipped(found.skipped)
     _output.report_ignored(found.ignored)
+    _output.report_left_out(found)
     return EXIT_USAGE if problems else EXIT_CLEAN
 
 

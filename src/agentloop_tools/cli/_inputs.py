@@ -278,7 +278,8 @@ def require_something(found: Found, paths: Sequence[str], command: str) -> None:
     skipped = f" (not searched: {', '.join(sorted(found.skipped))})" if found.skipped else ""
     links = len(found.outside) + len(found.loops)
     followed = (
-        f"; {links} symbolic link(s) not followed (named above: pass a link's target to read it)"
+        f"; {links} symbolic link(s) not followed (each named on stderr: pass its target "
+        "to read it)"
         if links
         else ""
     )
