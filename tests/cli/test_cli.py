@@ -59,10 +59,52 @@ def test_github_annotations() -> None:
     assert result.returncode == 1
     lines = result.stdout.splitlines()
     assert lines[0] == (
-        f"::error file={ANTHROPIC_DEMO},title=Domain policy violation::source "
+        f"::error file={ANTHROPIC_DEMO},line=2,title=Domain policy violation::source "
         "https://realpython.com/python313-repl/: not on the allowlist (interaction 0)"
     )
-    assert all(line.startswith("::error ") for line in lines)
+    assert all(line.startswith("::error ") for line in lines[:-1])
+    assert lines[-1] == (
+        "::notice title=agentloop-tools audit::3 violation(s) in 1 of 1 file(s); policy "
+        "DomainPolicy.allow(['python.org']) from --allow."
+    )
+
+
+def test_github_annotations_sit_on_the_line_sarif_gives(tmp_path: Path) -> None:
+    # Two interactions: the second one's violation is annotated on its own line.
+    import yaml
+
+    cassette = tmp_path / "two.yaml"
+    data = yaml.safe_load(ANTHROPIC_DEMO.read_text())
+    data["interactions"] *= 2
+    cassette.write_text(yaml.safe_dump(data))
+    github = run("audit", cassette, "--allow", "python.org", "--format", "github", cwd=tmp_path)
+    sarif = run("audit", cassette, "--allow", "python.org", "--format", "sarif", cwd=tmp_path)
+    assert github.returncode == sarif.returncode == 1, github.stderr
+    results = json.loads(sarif.stdout)["runs"][0]["results"]
+    expected = [
+        result["locations"][0]["physicalLocation"]["region"]["startLine"] for result in results
+    ]
+    assert len(set(expected)) == 2, "one line per interaction"
+    annotations = [line for line in github.stdout.splitlines() if line.startswith("::error ")]
+    assert [int(line.split(",line=")[1].split(",")[0]) for line in annotations] == expected
+
+
+def test_github_format_with_a_baseline_and_nothing_new_still_says_what_it_read(
+    tmp_path: Path,
+) -> None:
+    baseline = tmp_path / "baseline.json"
+    written = run("audit", ANTHROPIC_DEMO, "--allow", "python.org", "--write-baseline", baseline)
+    assert written.returncode == 0, written.stderr
+    result = run(
+        "audit", ANTHROPIC_DEMO, "--allow", "python.org", "--baseline", baseline,
+        "--format", "github",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "::notice title=agentloop-tools audit::0 violation(s) in 0 of 1 file(s); policy "
+        f"DomainPolicy.allow(['python.org']) from --allow. Baseline {baseline}: 3 known "
+        "violation(s) not listed, 0 stale."
+    ]
 
 
 def test_junit_xml(tmp_path: Path) -> None:
@@ -342,6 +384,11 @@ def test_evidence_lists_sources_and_citations_per_turn() -> None:
         "    citations (2):",
         "      - https://docs.python.org/3/whatsnew/3.13.html?utm_source=openai",
         "      - https://medium.com/@pydev/python-3-13-repl-tour-5f1e?utm_source=openai",
+        # The answer's links, each consulted as the report and assert_cited read it.
+        "    links (2, 2 to a page a tool returned):",
+        "      - https://docs.python.org/3/whatsnew/3.13.html?utm_source=openai [consulted]",
+        "      - https://medium.com/@pydev/python-3-13-repl-tour-5f1e?utm_source=openai "
+        "[consulted]",
     ]
     as_json = json.loads(run("evidence", OPENAI_DEMO, "--format", "json").stdout)
     [turn] = as_json["files"][0]["turns"]
@@ -385,12 +432,13 @@ def test_help_shows_examples() -> None:
     assert run().returncode == 2
 
 
-def test_audit_skips_vendored_folders_and_scan_reads_all_but_version_control(
+def test_audit_and_scan_skip_the_same_vendored_folders_and_count_them(
     tmp_path: Path,
 ) -> None:
     hidden = tmp_path / ".venv" / "lib"
     hidden.mkdir(parents=True)
     (hidden / "leak.json").write_text('{"k": "' + KEY + '"}')
+    (tmp_path / "node_modules").mkdir()
     (tmp_path / ".git").mkdir()
     (tmp_path / ".git" / "config").write_text("key: " + KEY)
     (tmp_path / ".cassettes").mkdir()
@@ -399,15 +447,19 @@ def test_audit_skips_vendored_folders_and_scan_reads_all_but_version_control(
     assert result.returncode == 1
     assert [line.split(": ")[0] for line in result.stdout.splitlines()[:-1]] == [
         str(tmp_path / ".cassettes" / "notes.txt"),
-        str(tmp_path / ".venv" / "lib" / "leak.json"),
     ]
-    assert result.stdout.splitlines()[-1].endswith("; skipped .git): 2 secret(s) found.")
+    assert result.stdout.splitlines()[-1].endswith(
+        "; skipped 3 folder(s): .git, .venv, node_modules): 1 secret(s) found."
+    )
+    named = run("scan", tmp_path / ".venv")
+    assert named.returncode == 1, "a vendored folder named on the command line is read"
+    assert str(hidden / "leak.json") in named.stdout
     assert run("scan", tmp_path / ".git" / "config").returncode == 1, "a file named is read"
     (tmp_path / "run.json").write_text(PROMPT_ONLY)
     audit = run("audit", tmp_path, "--allow", "python.org")
     assert audit.returncode == 0, "leak.json under .venv (no transcript) was not read"
     assert audit.stdout.startswith("0 violation(s) in 0 of 1 file(s)")
-    assert "not searched: .git, .venv folders" in audit.stderr
+    assert "not searched: .git, .venv, node_modules folders" in audit.stderr
 
 
 def test_a_named_file_that_is_not_a_cassette_is_a_problem_and_the_rest_is_read() -> None:

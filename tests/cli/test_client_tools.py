@@ -282,3 +282,36 @@ def test_evidence_turns_run_from_prompt_to_prompt_in_a_saved_transcript(tmp_path
         "    sources (1):",
         "      - https://docs.python.org/3/whatsnew/",
     ]
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai", "openrouter"])
+def test_evidence_shows_the_links_assert_cited_and_the_report_count(
+    recorded: tuple[Path, dict[str, Path]], provider: str, tmp_path: Path
+) -> None:
+    from agentloop_tools.testing import assert_cited
+    from agentloop_tools.web import links
+
+    live, cassettes = recorded
+    transcripts = live_transcripts(live, provider)
+    expected = [[(link.url, link.consulted) for link in links(t)] for t in transcripts]
+    assert expected == [
+        [("https://docs.python.org/3/whatsnew/3.13.html", True)],
+        [("https://docs.python.org/3/tutorial/", True), ("https://stackoverflow.com/q/1", False)],
+    ]
+    assert_cited(transcripts[0], "https://docs.python.org/3/whatsnew/3.13.html")
+
+    result = run("evidence", cassettes[provider], "--format", "json")
+    assert result.returncode == 0, result.stdout + result.stderr
+    [file] = json.loads(result.stdout)["files"]
+    shown = [[(link["url"], link["consulted"]) for link in turn["links"]] for turn in file["turns"]]
+    assert shown == expected
+    assert all(turn["citations"] == [] for turn in file["turns"]), "no provider citations"
+
+    table = run("evidence", cassettes[provider]).stdout
+    assert "      - https://docs.python.org/3/whatsnew/3.13.html [consulted]" in table
+    assert "      - https://stackoverflow.com/q/1 [not consulted]" in table
+    assert "    links (2, 1 to a page a tool returned):" in table
+
+    page = tmp_path / "evidence.html"
+    assert run("evidence", cassettes[provider], "--format", "html", "-o", page).returncode == 0
+    assert page.read_text().count("[consulted]") == table.count("[consulted]")

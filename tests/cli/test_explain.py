@@ -70,3 +70,37 @@ def test_control_characters_never_reach_the_terminal() -> None:
     assert result.returncode == 1
     assert "\x1b" not in result.stdout
     assert "\\x1b]0;pwned\\x07" in result.stdout
+
+
+def test_readers_that_disagree_never_print_a_rule_beside_a_host_it_does_not_match() -> None:
+    # WHATWG reads evil.net, RFC 3986 reads wikipedia.org: only the second meets the rule.
+    url = "https://evil.net\\@wikipedia.org/x"
+    result = run("explain", "--block", "wikipedia.org", url)
+    assert result.returncode == 1, result.stderr
+    assert "evil.net, rule 'wikipedia.org'" not in result.stdout
+    assert "WHATWG: evil.net, no rule matches this host, refused" in result.stdout
+    assert (
+        "another reading of the same request is blocked: wikipedia.org matches rule 'wikipedia.org'"
+    ) in result.stdout
+    assert "RFC 3986: wikipedia.org, rule 'wikipedia.org', refused" in result.stdout
+    [explanation] = json.loads(
+        run("explain", "--block", "wikipedia.org", url, "--format", "json").stdout
+    )["explanations"]
+    first, second = explanation["readings"]
+    assert (first["host"], first["host_rule"], second["host"], second["host_rule"]) == (
+        "evil.net",
+        None,
+        "wikipedia.org",
+        "wikipedia.org",
+    )
+
+
+def test_an_allowlist_host_its_rule_matches_is_not_shown_as_unmatched() -> None:
+    # The allowlist refuses because the readers disagree, not for want of a rule.
+    result = run("explain", "--allow", "wikipedia.org", "https://wikipedia.org\\@evil.net/x")
+    assert result.returncode == 1, result.stderr
+    assert "WHATWG: wikipedia.org, no rule" not in result.stdout
+    assert "WHATWG: wikipedia.org, rule 'wikipedia.org' matches this host, refused" in (
+        result.stdout
+    )
+    assert "an allowlist admits neither" in result.stdout

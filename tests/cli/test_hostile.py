@@ -145,8 +145,7 @@ def test_one_hostile_folder_every_problem_named_and_the_violation_still_found(
     document = json.loads(result.stdout)
     files = {Path(f["path"]).name: f for f in document["files"]}
     assert files["zz-leaky.yaml"]["violations"], "a crasher beside it never hides a violation"
-    expected_problems = {*HOSTILE_CASSETTES, *HOSTILE_TRANSCRIPTS, "loop.yaml", "broken.yaml",
-                         "fifo.yaml", "up"}  # fmt: skip
+    expected_problems = {*HOSTILE_CASSETTES, *HOSTILE_TRANSCRIPTS, "broken.yaml", "fifo.yaml"}
     with_problems = {name for name, f in files.items() if f["problems"]}
     assert expected_problems <= with_problems, expected_problems - with_problems
     for file in document["files"]:
@@ -157,8 +156,12 @@ def test_one_hostile_folder_every_problem_named_and_the_violation_still_found(
     assert "alias bomb" in reasons["alias-bomb.yaml"]
     assert "nested deeper than 100 levels" in reasons["deep.json"]
     assert "a FIFO" in reasons["fifo.yaml"]
-    assert "symbolic link loop" in reasons["loop.yaml"]
-    assert "symbolic link loop" in reasons["up"]
+    # A loop hides nothing: named and counted, never read, never a problem.
+    assert "loop.yaml" not in files
+    assert "up" not in files
+    assert document["left_out"]["link_loops"] == 3  # loop, loop.yaml, sub/up
+    for name in ("loop", "loop.yaml", "sub/up"):
+        assert f"not followed: {hostile / name}: a symbolic link loop" in result.stderr
     assert "broken symbolic link" in reasons["broken.yaml"]
     assert "not UTF-8" in reasons["not-utf8.yaml"]
     assert elapsed < 60, f"bounded time: {elapsed:.1f} s"
@@ -169,8 +172,9 @@ def test_evidence_and_scan_name_every_problem_too(hostile: Path, command: str) -
     result = run(command, hostile)
     assert "Traceback" not in result.stderr, result.stderr
     assert result.returncode == 2
-    for name in ("alias-bomb.yaml", "fifo.yaml", "loop.yaml", "deep.json"):
+    for name in ("alias-bomb.yaml", "fifo.yaml", "deep.json"):
         assert str(hostile / name) in result.stdout, name
+    assert f"not followed: {hostile / 'loop.yaml'}: a symbolic link loop" in result.stderr
 
 
 @pytest.mark.parametrize("command", ["audit", "scan"])

@@ -34,7 +34,13 @@ def test_an_excluded_folder_is_not_read_and_its_files_are_counted(suite: Path) -
         run("audit", suite, "--block", "medium.com", "--exclude", "legacy", "--format",
             "json").stdout
     )  # fmt: skip
-    assert document["left_out"] == {"exclude": 2, "gitignore": 0, "not_evidence": 0}
+    assert document["left_out"] == {
+        "exclude": 2,
+        "gitignore": 0,
+        "not_evidence": 0,
+        "outside_links": 0,
+        "link_loops": 0,
+    }
     assert document["summary"]["files"] == 2
 
 

@@ -150,27 +150,35 @@ class _TextViolations:
         return None
 
 
-def _link_entry(link: Link, found: _TextViolations) -> dict[str, Any]:
-    """One link of an answer: consulted or not, and the text violation on it if any."""
-    bad = found.on(link)
-    return {
-        "url": link.url,
-        "start": link.start,
-        "end": link.end,
-        "text": link.text,
-        "consulted": link.consulted,
-        "violation": bad is not None,
-        "verdict": None if bad is None else bad.verdict,
-    }
+def link_entries(
+    transcript: Transcript, violations: Sequence[Violation] | None
+) -> dict[int, list[dict[str, Any]]]:
+    """The links of each answer, by message: consulted or not (``links()``, read over the
+    whole conversation, as ``assert_cited`` reads them), and with ``violations`` given
+    the text violation on each. The report and ``agentloop-tools evidence`` both list
+    links from here."""
+    linked: dict[int, list[dict[str, Any]]] = {}
+    in_text = _TextViolations(violations or ())
+    for link in links(transcript):
+        entry: dict[str, Any] = {
+            "url": link.url,
+            "start": link.start,
+            "end": link.end,
+            "text": link.text,
+            "consulted": link.consulted,
+        }
+        if violations is not None:
+            bad = in_text.on(link)
+            entry["violation"] = bad is not None
+            entry["verdict"] = None if bad is None else bad.verdict
+        linked.setdefault(link.message_index, []).append(entry)
+    return linked
 
 
 def _turns(transcript: Transcript, violations: Sequence[Violation]) -> list[dict[str, Any]]:
     """The answer turns: text, citations each flagged as a violation or not, and links."""
     bad = {(v.message_index, v.url): v.verdict for v in violations if v.where == "citation"}
-    linked: dict[int, list[dict[str, Any]]] = {}
-    in_text = _TextViolations(violations)
-    for link in links(transcript):
-        linked.setdefault(link.message_index, []).append(_link_entry(link, in_text))
+    linked = link_entries(transcript, violations)
     turns = []
     for index, message in enumerate(transcript.messages):
         if message.role != "assistant":
@@ -231,4 +239,12 @@ def write_json(path: str, records: Sequence[dict[str, Any]]) -> None:
         out.write("\n")
 
 
-__all__ = ["clean", "document", "html_page", "test_record", "write_html", "write_json"]
+__all__ = [
+    "clean",
+    "document",
+    "html_page",
+    "link_entries",
+    "test_record",
+    "write_html",
+    "write_json",
+]

@@ -97,7 +97,9 @@ def _write(
     }
     formatter = formatters[args.format]
     # What the table and JSON formats add: files left out, and the baseline's outcome.
-    extra = {"found": found, "outcome": outcome} if args.format in ("table", "json") else {}
+    extra = (
+        {"found": found, "outcome": outcome} if args.format in ("table", "json", "github") else {}
+    )
     exact = args.format in ("json", "junit", "sarif")  # JSON as recorded; junit escapes itself
     _output.emit(
         args.output, lambda out: formatter(audits, policy, origin, out, **extra), exact=exact

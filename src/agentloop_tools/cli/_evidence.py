@@ -60,13 +60,24 @@ def evidence(args: argparse.Namespace) -> int:
 
 
 def _evidence_of(reader: Any, path: Path) -> dict[str, Any]:
+    from agentloop_tools._report._records import link_entries
     from agentloop_tools.cli import _provenance_view as _provenance_view
 
     reading = reader.read(path)
     turns = []
     for transcript, interactions in zip(reading.transcripts, reading.interactions, strict=True):
         messages = transcript.messages
-        turns += [_turn(messages, interactions, start, end) for start, end in _turns(messages)]
+        # The links as the HTML report and assert_cited read them: consulted is decided
+        # over the whole conversation, then each turn lists its own answers' links.
+        linked = link_entries(transcript, None)
+        for start, end in _turns(messages):
+            turn = _turn(messages, interactions, start, end)
+            turn["links"] = [
+                {"message_index": index, **entry}
+                for index in range(start, end)
+                for entry in linked.get(index, [])
+            ]
+            turns.append(turn)
     dated = _provenance_view.entry(path)
     return {
         "path": str(path),
@@ -147,6 +158,7 @@ def _evidence_html(args: argparse.Namespace, reader: Any, found: Found) -> int:
         )
     _output.report_skipped(found.skipped)
     _output.report_ignored(found.ignored)
+    _output.report_left_out(found)
     return EXIT_USAGE if problems else EXIT_CLEAN
 
 

@@ -59,6 +59,7 @@ def as_json(explanation: Any) -> dict[str, Any]:
                 "text": reading.text,
                 "host": reading.host,
                 "rule": reading.rule,
+                "host_rule": reading.host_rule,
                 "permitted": reading.permitted,
                 "note": reading.note,
             }

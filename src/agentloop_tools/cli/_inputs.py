@@ -1,12 +1,16 @@
 """What ``audit`` and ``evidence`` read: the files under the paths given, the policy, and
 every input problem, built here in one shape.
 
-Symbolic links are followed; a loop, a broken link, a folder that cannot be listed or a
-path that does not exist is a problem, never a silent skip.
+A path given is read whatever it is (a link to a folder included). Inside a folder, a
+symbolic link is never followed: one that resolves inside the paths given is read once,
+under its real name, when the walk reaches that; one that resolves outside them, and a
+loop, are named and counted as not followed. A broken link, a folder that cannot be
+listed or a path that does not exist is a problem, never a silent skip.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -21,8 +25,8 @@ if TYPE_CHECKING:
     import argparse
 
 INPUT_SUFFIXES = (".yaml", ".yml", ".jsonl", ".json")
-# Never searched inside a directory: version control, and (for audit and evidence,
-# which read only cassettes and transcripts) environments and caches.
+# Never searched inside a directory (named on the command line, they are read): version
+# control, environments and caches.
 VCS_FOLDERS = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", ".jj"})
 VENDORED_FOLDERS = frozenset(
     {".venv", "venv", ".tox", ".nox", "node_modules", "__pycache__", "site-packages",
@@ -154,6 +158,11 @@ class Found:
     named_skipped: bool = False  # some of them named on the command line (--skip-unrecognized)
     excluded: int = 0  # files --exclude left out (those in excluded folders included)
     gitignored: int = 0  # files --respect-gitignore left out
+    skipped_folders: int = 0  # folders not entered: version control, vendored (by name)
+    # Symbolic links not followed: (link, what it resolves to) outside the paths given,
+    # and (link, the folder it leads back to, or "" when it never resolves) loops.
+    outside: list[tuple[Path, str]] = field(default_factory=list)
+    loops: list[tuple[Path, str]] = field(default_factory=list)
 
 
 def collect_for(args: argparse.Namespace, hint_domains: bool = False) -> Found:
@@ -224,8 +233,9 @@ def collect(
     is a problem.
     """
     found = Found()
-    skip = VCS_FOLDERS | (VENDORED_FOLDERS if suffixes is not None else frozenset())
+    skip = VCS_FOLDERS | VENDORED_FOLDERS
     visited: set[tuple[int, int]] = set()
+    roots = tuple(os.path.realpath(raw) for raw in paths)
     for raw in paths:
         path = Path(raw)
         try:
@@ -243,7 +253,7 @@ def collect(
             found.excluded += _count(path, suffixes, skip)
             continue
         if path.is_dir():
-            _walk(path, _Walk(suffixes, skip, visited, found, exclusions))
+            _walk(path, _Walk(suffixes, skip, visited, found, roots, exclusions))
         elif suffixes is None or not _regular(info.st_mode):
             found.files.append(path)  # reading it says why a FIFO or device is refused
         elif skip_unrecognized and _unrecognized(path, suffixes):
@@ -266,10 +276,18 @@ def require_something(found: Found, paths: Sequence[str], command: str) -> None:
     if found.files or found.problems or found.named_skipped:
         return
     skipped = f" (not searched: {', '.join(sorted(found.skipped))})" if found.skipped else ""
+    links = len(found.outside) + len(found.loops)
+    followed = (
+        f"; {links} symbolic link(s) not followed (each named on stderr: pass its target "
+        "to read it)"
+        if links
+        else ""
+    )
     reason = (
         f"no file to read: {command} reads cassettes (.yaml, .yml, vcrpy's .json) and "
         f"transcripts (.jsonl, .json) in this folder and those below it{skipped}, and found "
-        "none. Check the path: a mistyped or empty cassette folder would audit nothing"
+        f"none{followed}. Check the path: a mistyped or empty cassette folder would audit "
+        "nothing"
     )
     found.problems.extend(problem(raw, reason) for raw in paths)
 
@@ -282,6 +300,7 @@ class _Walk:
     skip: frozenset[str]
     visited: set[tuple[int, int]]
     found: Found
+    roots: tuple[str, ...] = ()  # the paths given, resolved
     exclusions: Any = None
 
     def wanted(self, path: Path) -> bool:
@@ -307,9 +326,7 @@ def _entries(folder: Path, walk: _Walk) -> list[os.DirEntry[str]]:
         problems.append(problem(folder, os_reason(error)))
         return []
     if (info.st_dev, info.st_ino) in walk.visited:
-        if folder.is_symlink():
-            problems.append(problem(folder, "a symbolic link loop (not followed)"))
-        return []
+        return []  # a path given twice, or inside another given: read once
     walk.visited.add((info.st_dev, info.st_ino))
     try:
         return sorted(os.scandir(folder), key=lambda entry: entry.name)
@@ -322,6 +339,14 @@ def _visit(entry: os.DirEntry[str], root: Path, walk: _Walk) -> Path | None:
     """Take one entry of a folder: a file is kept or left out; a folder to enter is returned."""
     found, path = walk.found, Path(entry.path)
     try:
+        link = entry.is_symlink()
+    except OSError as error:
+        found.problems.append(problem(path, os_reason(error)))
+        return None
+    if link:
+        _visit_link(entry, path, root, walk)
+        return None
+    try:
         is_dir = entry.is_dir(follow_symlinks=True)
     except OSError as error:
         found.problems.append(problem(path, os_reason(error)))
@@ -329,6 +354,7 @@ def _visit(entry: os.DirEntry[str], root: Path, walk: _Walk) -> Path | None:
     if is_dir:
         if entry.name in walk.skip:
             found.skipped.add(entry.name)
+            found.skipped_folders += 1
         elif walk.exclusions and walk.exclusions.matches(path, root):
             found.excluded += _count(path, walk.suffixes, walk.skip)
         else:
@@ -338,22 +364,50 @@ def _visit(entry: os.DirEntry[str], root: Path, walk: _Walk) -> Path | None:
         if walk.wanted(path):
             found.excluded += 1
         return None
-    if entry.is_symlink() and not path.exists():
-        try:
-            os.stat(path)
-        except FileNotFoundError:
-            reason = "a broken symbolic link (its target does not exist)"
-            found.problems.append(problem(path, reason))
-            return None
-        except OSError as error:
-            found.problems.append(problem(path, os_reason(error)))
-            return None
     if walk.wanted(path):
         if walk.suffixes is not None and path.suffix.lower() == ".json" and _not_evidence(path):
             found.ignored.append(path)  # prompts.json beside the cassettes
         else:
             found.files.append(path)
     return None
+
+
+def _visit_link(entry: os.DirEntry[str], path: Path, root: Path, walk: _Walk) -> None:
+    """A symbolic link in a folder: never followed (a link resolving inside the paths
+    given is read under its real name; any other is named and counted)."""
+    found = walk.found
+    try:
+        target = os.path.realpath(path, strict=True)
+    except FileNotFoundError:
+        if not (walk.exclusions and walk.exclusions.matches(path, root)):
+            reason = "a broken symbolic link (its target does not exist)"
+            found.problems.append(problem(path, reason))
+        return
+    except OSError as error:
+        if error.errno != errno.ELOOP:
+            found.problems.append(problem(path, os_reason(error)))
+        elif not (walk.exclusions and walk.exclusions.matches(path, root)):
+            found.loops.append((path, ""))  # it never resolves
+        return
+    is_dir = os.path.isdir(target)
+    if is_dir and entry.name in walk.skip:
+        found.skipped.add(entry.name)
+        found.skipped_folders += 1
+        return
+    if walk.exclusions and walk.exclusions.matches(path, root):
+        if walk.wanted(path) and not is_dir:
+            found.excluded += 1
+        return
+    if any(_within(target, given) for given in walk.roots):
+        if is_dir and _within(os.path.realpath(path.parent), target):
+            found.loops.append((path, target))  # back to a folder it is in
+        return  # read under its real name, where the walk finds it
+    if is_dir or walk.wanted(path) or walk.wanted(Path(target)):
+        found.outside.append((path, target))
+
+
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def _count(path: Path, suffixes: tuple[str, ...] | None, skip: frozenset[str]) -> int:

@@ -115,6 +115,37 @@ def report_left_out(found: Found) -> None:
     total = found.excluded + found.gitignored + len(found.ignored)
     if total:
         stderr(f"agentloop-tools: left out {total} file(s): {', '.join(parts)}")
+    report_links(found)
+
+
+def report_links(found: Found) -> None:
+    """Each symbolic link not followed, one line each, then their count."""
+    for link, target in found.outside:
+        stderr(
+            f"agentloop-tools: not followed: {visible(str(link))} -> {visible(target)}: a "
+            "symbolic link to outside the paths given (pass the target to read it)"
+        )
+    for link, target in found.loops:
+        where = f"to {visible(target)}, a folder it is in" if target else "it never resolves"
+        stderr(
+            f"agentloop-tools: not followed: {visible(str(link))}: a symbolic link loop ({where})"
+        )
+    if found.outside or found.loops:
+        stderr(f"agentloop-tools: {links_not_followed(found)}")
+
+
+def links_not_followed(found: Found) -> str:
+    """``N symbolic link(s) not followed: ...`` ("" when none)."""
+    parts = []
+    if found.outside:
+        parts.append(f"{len(found.outside)} to outside the paths given")
+    if found.loops:
+        parts.append(f"{len(found.loops)} loop(s)")
+    if not parts:
+        return ""
+    return (
+        f"{len(found.outside) + len(found.loops)} symbolic link(s) not followed: {', '.join(parts)}"
+    )
 
 
 def report_ignored(ignored: list[Path]) -> None:
@@ -134,11 +165,20 @@ def report_skipped(skipped: set[str]) -> None:
 
 def left_out(found: Found | None) -> dict[str, int]:
     if found is None:
-        return {"exclude": 0, "gitignore": 0, "not_evidence": 0}
+        return {
+            "exclude": 0,
+            "gitignore": 0,
+            "not_evidence": 0,
+            "outside_links": 0,
+            "link_loops": 0,
+        }
     return {
         "exclude": found.excluded,
         "gitignore": found.gitignored,
         "not_evidence": len(found.ignored),
+        # Symbolic links not followed (each named on stderr).
+        "outside_links": len(found.outside),
+        "link_loops": len(found.loops),
     }
 
 
@@ -166,15 +206,20 @@ def audit_table(
             )
         for problem in audit.problems:
             out.write(f"could not read {where_of(problem)}: {visible(problem['reason'])}\n")
+    problems = sum(len(audit.problems) for audit in audits)
+    out.write(("\n" if total or problems else "") + summary(audits, policy, origin, outcome) + "\n")
+
+
+def summary(audits: list[FileAudit], policy: Any, origin: str, outcome: Any = None) -> str:
+    """The audit's one-line summary (the table's last line, the github format's notice)."""
+    total = sum(len(audit.violations) for audit in audits)
     files_with = sum(1 for audit in audits if audit.violations)
     problems = sum(len(audit.problems) for audit in audits)
-    out.write(
-        ("\n" if total or problems else "")
-        + f"{total} violation(s) in {files_with} of {len(audits)} file(s); "
+    return (
+        f"{total} violation(s) in {files_with} of {len(audits)} file(s); "
         f"policy {visible(repr(policy))} from {visible(origin)}."
         + (f" {problems} input problem(s): the audit is incomplete." if problems else "")
         + _baseline_note(outcome)
-        + "\n"
     )
 
 
@@ -229,21 +274,50 @@ def audit_json(
     out.write("\n")
 
 
-def audit_github(audits: list[FileAudit], policy: Any, origin: str, out: TextIO) -> None:
+def audit_github(
+    audits: list[FileAudit],
+    policy: Any,
+    origin: str,
+    out: TextIO,
+    found: Found | None = None,
+    outcome: Any = None,
+) -> None:
+    """Workflow commands: one annotation per violation and per input problem, at the line
+    its interaction starts on when known (SARIF's region), then one summary notice, so a
+    run with nothing (new) to annotate still says what it read."""
+    from agentloop_tools.cli._sarif import interaction_lines
+
     for audit in audits:
+        lines = interaction_lines(audit.path) if audit.violations or audit.problems else []
+        file = gh_property(visible(audit.path))
         for v in audit.violations:
             where = "" if v["interaction"] is None else f" (interaction {v['interaction']})"
             message = f"{visible(v['where'])} {visible(v['url'])}: {visible(v['verdict'])}{where}"
             out.write(
-                f"::error file={gh_property(visible(audit.path))},"
+                f"::error file={file}{_gh_region(v['interaction'], lines)},"
                 f"title=Domain policy violation::{gh(message)}\n"
             )
         for problem in audit.problems:
             out.write(
-                f"::warning file={gh_property(visible(audit.path))},title=Unreadable input::"
-                f"{gh(where_of(problem))}: "
+                f"::warning file={file}{_gh_region(problem['interaction'], lines)},"
+                f"title=Unreadable input::{gh(where_of(problem))}: "
                 f"{gh(visible(problem['reason']))}\n"
             )
+    out.write(
+        f"::notice title=agentloop-tools audit::{gh(summary(audits, policy, origin, outcome))}\n"
+    )
+
+
+def _gh_region(interaction: int | None, lines: list[int]) -> str:
+    """``,line=N`` (and ``col=``, ``endLine=`` when known) from SARIF's region."""
+    from agentloop_tools.cli._sarif import region
+
+    names = {"startLine": "line", "startColumn": "col", "endLine": "endLine"}
+    return "".join(
+        f",{names[key]}={value}"
+        for key, value in region(interaction, lines).items()
+        if key in names
+    )
 
 
 def audit_junit(audits: list[FileAudit], policy: Any, origin: str, out: TextIO) -> None:
@@ -323,6 +397,16 @@ def _turn_lines(turn: dict[str, Any], out: TextIO) -> None:
     )
     out.write(f"    citations ({len(turn['citations'])}):\n")
     out.writelines(f"      - {visible(c['url'])}\n" for c in turn["citations"])
+    links = turn.get("links", [])
+    if links:
+        # A link to a page a tool returned is a citation to assert_cited: say which.
+        consulted = sum(1 for link in links if link["consulted"])
+        out.write(f"    links ({len(links)}, {consulted} to a page a tool returned):\n")
+        out.writelines(
+            f"      - {visible(link['url'])} "
+            f"[{'consulted' if link['consulted'] else 'not consulted'}]\n"
+            for link in links
+        )
 
 
 # --- escapes -----------------------------------------------------------------------

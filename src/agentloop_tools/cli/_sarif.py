@@ -124,10 +124,18 @@ def interaction_lines(path: str) -> list[int]:
         return []
 
 
+def region(interaction: int | None, lines: list[int]) -> dict[str, int]:
+    """Where an interaction sits in its file ({} if unknown): SARIF's region, and the
+    ``line=`` of a GitHub annotation, from this one place."""
+    if interaction is not None and 0 <= interaction < len(lines):
+        return {"startLine": lines[interaction]}
+    return {}
+
+
 def _location(path: str, root: str, interaction: int | None, lines: list[int]) -> dict[str, Any]:
     physical: dict[str, Any] = {"artifactLocation": _artifact(path, root)}
-    if interaction is not None and interaction < len(lines):
-        physical["region"] = {"startLine": lines[interaction]}
+    if where := region(interaction, lines):
+        physical["region"] = where
     location: dict[str, Any] = {"physicalLocation": physical}
     if interaction is not None:
         location["logicalLocations"] = [

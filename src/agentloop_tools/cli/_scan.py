@@ -1,7 +1,9 @@
 """``agentloop-tools scan``: credentials in every file under the paths (exit 1 if any).
 
-Every file is read, whatever its name (a pre-commit hook passes them all); how each was
-decoded is counted in the summary, so a file read byte for byte is never a silent pass.
+Every file is read, whatever its name (a pre-commit hook passes them all), but inside
+the folders audit skips too (version control, environments, caches: counted in the
+summary); how each was decoded is counted, so a file read byte for byte is never a
+silent pass.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TextIO
 
 from agentloop_tools._visible import visible
+from agentloop_tools.cli import _output
 from agentloop_tools.cli._inputs import collect
 from agentloop_tools.cli._output import EXIT_CLEAN, EXIT_FOUND, EXIT_USAGE, emit, progress, stderr
 
@@ -53,6 +56,7 @@ def scan(args: argparse.Namespace) -> int:
         scanned.encodings.setdefault(result.encoding, []).append(str(path))
         scanned.parsed += result.parsed
     emit(None, lambda out: _write(scanned, found, args.paths, out))
+    _output.report_links(found)
     if scanned.secrets:
         stderr(
             f"{scanned.secrets} secret(s) found. Remove them (re-record cassettes with the "
@@ -78,7 +82,11 @@ def _write(scanned: _Scanned, found: Found, paths: list[str], out: TextIO) -> No
             how = "byte for byte" if encoding == "binary" else f"as {encoding}"
             summary += f"; {len(names)} read {how}: {shown}"
     if found.skipped:
-        summary += f"; skipped {', '.join(sorted(found.skipped))}"
+        summary += (
+            f"; skipped {found.skipped_folders} folder(s): {', '.join(sorted(found.skipped))}"
+        )
+    if found.outside or found.loops:
+        summary += f"; {_output.links_not_followed(found)}"
     summary += ")"
     verdict = f"{scanned.secrets} secret(s) found" if scanned.secrets else "no secrets found"
     if problems:

@@ -9,7 +9,7 @@ The per-reading lines say where each host came from and which rule it meets.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Protocol
 
 from agentloop_tools.web._domains._url import (
@@ -69,6 +69,11 @@ class Reading:
             block rule that blocks it), or None.
         permitted: whether this reading alone would pass.
         note: why, in words.
+        host_rule: the rule that matches this reading's host itself (None: none does).
+            It differs from ``rule`` when another reading of the same request decides:
+            ``https://evil.net\\@wikipedia.org/`` under a block of ``wikipedia.org``
+            gives the WHATWG reading (host ``evil.net``) the rule ``wikipedia.org``,
+            which matches only the RFC 3986 reading's host.
     """
 
     name: str
@@ -77,10 +82,20 @@ class Reading:
     rule: str | None
     permitted: bool
     note: str = ""
+    host_rule: str | None = None
 
     def __str__(self) -> str:
         host = self.host if self.host is not None else "no host"
-        rule = f"rule {self.rule!r}" if self.rule else "no rule"
+        if self.rule == self.host_rule or self.host is None:
+            rule = f"rule {self.rule!r}" if self.rule else "no rule"
+        else:
+            # The request's rule is not this host's: say which rule this host meets,
+            # never print a rule beside a host it does not match.
+            rule = (
+                f"rule {self.host_rule!r} matches this host"
+                if self.host_rule
+                else "no rule matches this host"
+            )
         verdict = "permitted" if self.permitted else "refused"
         note = f" ({self.note})" if self.note else ""
         return f"{self.name}: {host}, {rule}, {verdict}{note}"
@@ -205,7 +220,9 @@ def _readings(policy: DomainPolicy, url: str, name: str, depth: int) -> list[Rea
     out: list[Reading] = []
     rule = _rule_for(policy, location)
     permitted = (rule is not None) if allow else (rule is None)
-    out.append(Reading(name, url, location.host, rule, permitted, _notes(policy, location, rule)))
+    own = _own_rule(policy, location)
+    notes = _notes(policy, location, rule, own)
+    out.append(Reading(name, url, location.host, rule, permitted, notes, host_rule=own))
     # As locate() reads them: a scheme-relative or bare URL is an http one to RFC 3986 too.
     rfc = set(rfc3986_hosts(as_url(url) or url)) if ("@" in url or "\\" in url) else set()
     alikes = set(look_alikes(location.host))
@@ -224,7 +241,9 @@ def _readings(policy: DomainPolicy, url: str, name: str, depth: int) -> list[Rea
         if allow:
             other_permitted = False  # an allowlist admits only the browser's own host
             why += "; an allowlist admits only the browser's reading"
-        out.append(Reading(label, url, other, other_rule, other_permitted, why))
+        out.append(
+            Reading(label, url, other, other_rule, other_permitted, why, host_rule=other_rule)
+        )
     plain, decoded = path_readings(location.path)
     if decoded != plain and policy._index.has_path_rules:
         alone = Location(location.host, decoded, location.is_ip)
@@ -238,6 +257,7 @@ def _readings(policy: DomainPolicy, url: str, name: str, depth: int) -> list[Rea
                 decoded_rule,
                 decoded_permitted,
                 "the path as servers that decode every escape read it",
+                host_rule=decoded_rule,
             )
         )
     if depth < _NESTING:
@@ -340,8 +360,7 @@ def _found_readings(policy: DomainPolicy, item: Found, unflagged: bool) -> list[
             "linkifier renders (bare_hosts=True judges every one)"
         )
         readings = [
-            Reading(r.name, r.text, r.host, r.rule, True, note) if not r.permitted else r
-            for r in readings
+            replace(r, permitted=True, note=note) if not r.permitted else r for r in readings
         ]
     return readings
 
@@ -375,8 +394,9 @@ def _explain_decoded(
     return extra
 
 
-def _notes(policy: DomainPolicy, location: Location, rule: str | None) -> str:
-    """Why the browser's reading got its verdict, in words."""
+def _notes(policy: DomainPolicy, location: Location, rule: str | None, own: str | None) -> str:
+    """Why the browser's reading got its verdict, in words (``own``: the rule its host
+    meets alone)."""
     allow = policy.mode == "allow"
     notes = []
     if not location.valid:
@@ -393,8 +413,17 @@ def _notes(policy: DomainPolicy, location: Location, rule: str | None) -> str:
             if _names_host(policy, location.host)
             else "no allow rule names this host"
         )
-    if not allow and rule is not None and _own_rule(policy, location) is None:
-        notes.append("another reading of the same request is blocked")
+    if not allow and rule is not None and own is None:
+        other = next(
+            (
+                host
+                for host in location.also_served_as
+                if _rule_for(policy, Location(host, location.path, _ip_like(host))) == rule
+            ),
+            None,
+        )
+        matched = f"{other} matches rule {rule!r}" if other else f"blocked by {rule!r}"
+        notes.append(f"another reading of the same request is blocked: {matched}")
     return "; ".join(notes)
 
 
