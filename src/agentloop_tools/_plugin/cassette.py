@@ -113,11 +113,16 @@ def remember_cassettes(request: pytest.FixtureRequest) -> None:
     request.node.stash[BEFORE] = kept
 
 
+# What the test's run adds to its cassette's provenance (a cassettes._provenance.Recording).
+RECORDING = pytest.StashKey[Any]()
+
+
 def configure_vcr(
     vcr: Any,
     matcher: BodyMatcher,
     record_mode: str | None = None,
     before: dict[str, str] | None = None,
+    recording: Any = None,
 ) -> None:
     """Our serializer, matcher and scrubbing on the VCR pytest-recording built."""
     from agentloop_tools._secrets import secret_values
@@ -129,7 +134,9 @@ def configure_vcr(
     scrubber = Scrubber(secrets)
     # Every cassette is checked before it is written, whatever the serializer; a
     # refusal fails the test after teardown (see refusal()).
-    guard_recording(vcr, secrets, provenance=record_mode or "none", before=before)
+    guard_recording(
+        vcr, secrets, provenance=record_mode or "none", before=before, recording=recording
+    )
     original = vcr.use_cassette
 
     def use_cassette(path: Any = None, **options: Any) -> Any:
@@ -209,6 +216,22 @@ def recorded_search_apis(request: pytest.FixtureRequest) -> list[tuple[str, str]
             base = f"{parts.scheme}://{parts.netloc}{parts.path[: -len('/search')]}"
             found.append(("searxng", base))
     return found
+
+
+def scrubbed_in_cassette(request: pytest.FixtureRequest) -> list[str]:
+    """The credential variables whose placeholders this test's cassette holds."""
+    cassette = request.getfixturevalue("vcr")
+    if cassette is None:
+        return []
+    from agentloop_tools._errors import InputError
+    from agentloop_tools._plugin.agents import scrubbed_variables
+    from agentloop_tools.cassettes._load import read_bytes
+
+    try:
+        text = read_bytes(str(cassette._path)).decode("utf-8", "replace")
+    except InputError:
+        return []  # no file (or none readable): vcrpy's own miss says so
+    return scrubbed_variables(text)
 
 
 def provider_answers(item: pytest.Item) -> int:
@@ -318,12 +341,25 @@ def _miss_message(
     scrubbed = cassette.filter_request(live_request)
     if not os.path.exists(path) or len(cassette) == 0:
         return redact(messages.no_cassette_file(nodeid, path, summary(scrubbed)))
+    from agentloop_tools.cassettes._matching import tool_result_calls
+    from agentloop_tools.cassettes._provenance import environment_changes, read
+
     index = closest(scrubbed, cassette.requests, matcher)
     nearest = None
+    calls = None
     if index is not None:
         recorded = cassette.requests[index]
         nearest = (index, summary(recorded), describe_difference(scrubbed, recorded, matcher))
-    return redact(messages.not_in_cassette(nodeid, path, summary(scrubbed), len(cassette), nearest))
+        calls = tool_result_calls(scrubbed, recorded, matcher)
+    provenance = read(path)
+    why = messages.Miss(
+        source=str(provenance.get("source", "live")) if provenance else None,
+        tool_calls=calls,
+        environment=environment_changes(provenance) if calls else [],
+    )
+    return redact(
+        messages.not_in_cassette(nodeid, path, summary(scrubbed), len(cassette), nearest, why)
+    )
 
 
 def _hooks(value: Any) -> list[Callable[[Any], Any]]:
