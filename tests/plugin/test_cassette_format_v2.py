@@ -3,6 +3,7 @@ and the command line audits it as pytest did."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -181,3 +182,16 @@ def test_a_hostile_recorded_policy_is_a_problem_not_a_pass(
     capsys.readouterr()
     assert main(["audit", str(cassette)]) == 2
     assert "recorded marker" in capsys.readouterr().out + capsys.readouterr().err
+
+
+def test_the_report_says_scripted_beside_evidence_replayed_from_a_script(
+    recorded: pytest.Pytester,
+) -> None:
+    result = recorded.runpytest(
+        "--agentloop-report=evidence.json", "--agentloop-report-html=r.html"
+    )
+    result.assert_outcomes(passed=3)
+    document = json.loads((recorded.path / "evidence.json").read_text())
+    sources = {test["test"]: test["cassette"].get("source") for test in document["tests"]}
+    assert set(sources.values()) == {"scripts"}
+    assert "scripted: no live provider answered" in (recorded.path / "r.html").read_text()

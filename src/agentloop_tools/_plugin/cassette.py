@@ -271,10 +271,26 @@ def describe(item: pytest.Item) -> dict[str, str] | None:
     cassette = getattr(item, "funcargs", {}).get("vcr")
     if cassette is None:
         return None
-    return {
+    found = {
         "path": relative_to_root(str(cassette._path), item.config.rootpath),
         "state": "replaying" if cassette.write_protected else "recording",
     }
+    source = _source(item, cassette)
+    if source is not None:
+        found["source"] = source  # "scripts": the report says scripted beside it
+    return found
+
+
+def _source(item: pytest.Item, cassette: Any) -> str | None:
+    """How the cassette's interactions were made: live, scripts, adopted; None: unknown."""
+    if not cassette.write_protected:
+        recording = item.stash.get(RECORDING, None)
+        return getattr(recording, "source", None)
+    from agentloop_tools.cassettes._provenance import read
+
+    provenance = read(str(cassette._path))
+    source = provenance.get("source") if provenance else None
+    return source if isinstance(source, str) else None
 
 
 def relative_to_root(path: str, root: Path) -> str:

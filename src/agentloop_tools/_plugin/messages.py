@@ -103,7 +103,10 @@ def cassette_age_unknown(nodeid: str, path: str, max_age: str) -> str:
         f"agentloop-tools: {nodeid} replays a cassette that does not say when it was "
         f"recorded (no provenance), so agentloop_max_cassette_age = {max_age} cannot be "
         f"checked. Cassette: {path}. Re-record it once to date it:\n"
-        f"  {rerun_command(nodeid, 'rewrite')}"
+        f"  {rerun_command(nodeid, 'rewrite')}\n"
+        "or, for a recording made elsewhere (no key needed), date it as it is:\n"
+        f"  agentloop-tools adopt {shlex.quote(path)} --recorded-at YYYY-MM-DD\n"
+        f"See {docs_url('adopting')}."
     )
 
 

@@ -320,7 +320,7 @@ class AgentloopSession:
             record["replace"] = True
         if full and isinstance(policy, PolicyLayers):
             record["policy_layers"] = [
-                {"mode": layer.policy.mode, "domains": list(layer.policy.domains), "from": origin}
+                {"mode": layer.mode, "domains": list(layer.domains), "from": origin}
                 for layer, origin in policy.layers
             ]
         return record
