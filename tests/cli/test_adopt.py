@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 from pathlib import Path
 
 import pytest
@@ -11,11 +12,27 @@ import yaml
 from agentloop_tools.cassettes._provenance import recorded_at
 from tests.cli.helpers import run
 
+REQUEST = {
+    "model": "claude-sonnet-4-5",
+    "max_tokens": 1024,
+    "system": [{"type": "text", "text": "Be brief."}],
+    "tool_choice": {"type": "auto"},
+    "messages": [{"role": "user", "content": "Python docs?"}],
+}
+ANSWER = {
+    "id": "msg_1",
+    "type": "message",
+    "role": "assistant",
+    "model": "claude-sonnet-4-5",
+    "content": [{"type": "text", "text": "See https://docs.python.org/3/"}],
+    "stop_reason": "end_turn",
+    "usage": {"input_tokens": 1, "output_tokens": 1},
+}
 # As another project's vcrpy wrote it: string bodies, ``system`` as a list, no provenance.
-FOREIGN = """\
+FOREIGN = f"""\
 interactions:
 - request:
-    body: '{"model":"claude-sonnet-4-5","max_tokens":1024,"system":[{"type":"text","text":"Be brief."}],"tool_choice":{"type":"auto"},"messages":[{"role":"user","content":"Python docs?"}]}'
+    body: '{json.dumps(REQUEST, separators=(",", ":"))}'
     headers:
       content-type:
       - application/json
@@ -23,7 +40,7 @@ interactions:
     uri: https://api.anthropic.com/v1/messages
   response:
     body:
-      string: '{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"See https://docs.python.org/3/"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}}'
+      string: '{json.dumps(ANSWER, separators=(",", ":"))}'
     headers:
       content-type:
       - application/json

@@ -153,3 +153,54 @@ def test_a_cassette_cannot_set_a_variable_that_is_not_a_credential(
         "# agentloop-tools-placeholder-ANTHROPIC_BASE_URL\n"
     )
     project.runpytest().assert_outcomes(passed=1)
+
+
+FOREIGN_TEST = """
+import pytest
+from agentloop_tools.web import native_web_search
+
+
+@pytest.mark.vcr{match}
+def test_token(agentloop_agent):
+    agentloop_agent([native_web_search()], provider="anthropic").run("Use the service")
+"""
+
+
+def recorded_by_another_client(project: pytest.Pytester) -> Path:
+    """A cassette as another project's client recorded it: other body fields, no provenance."""
+    project.makeconftest(TOKEN_CONFTEST)
+    project.makepyfile(test_agent=FOREIGN_TEST.format(match=""))
+    project.runpytest("--record-mode=once", FROM_SCRIPTS_OPTION.flag).assert_outcomes(passed=1)
+    path = cassette(project, "test_token")
+
+    def foreign(data: dict[str, Any]) -> None:
+        del data["provenance"]
+        body = data["interactions"][0]["request"]["body"]["json"]
+        body["system"] = [{"type": "text", "text": "Be brief."}]
+        body["tool_choice"] = {"type": "auto"}
+
+    rewrite(path, foreign)
+    return path
+
+
+def test_a_cassette_recorded_by_another_client_is_offered_matching_and_adoption(
+    project: pytest.Pytester,
+) -> None:
+    path = recorded_by_another_client(project)
+    result = project.runpytest()
+    result.assert_outcomes(failed=1)
+    text = result.stdout.str()
+    assert "The cassette has no provenance" in text
+    assert '@pytest.mark.vcr(match_on=("method", "uri"))' in text
+    assert "agentloop-tools adopt" in text
+    assert "--recorded-at YYYY-MM-DD" in text
+    # The advice works: matched on method and URL, it replays; adopted, its age is known.
+    project.makepyfile(test_agent=FOREIGN_TEST.format(match='(match_on=("method", "uri"))'))
+    project.makeini("[pytest]\nagentloop_max_cassette_age = 90d\n")
+    warned = project.runpytest("-W", "default::pytest.PytestWarning")
+    warned.assert_outcomes(passed=1, warnings=1)
+    warned.stdout.fnmatch_lines(["*agentloop-tools adopt * --recorded-at YYYY-MM-DD*"])
+    from agentloop_tools.cli import main
+
+    assert main(["adopt", str(path), "--recorded-at", "2026-11-30"]) == 0
+    project.runpytest("-W", "default::pytest.PytestWarning").assert_outcomes(passed=1)

@@ -33,9 +33,9 @@ def parse_date(value: str, now: dt.datetime | None = None) -> dt.datetime:
     match = _DATE.fullmatch(value.strip())
     when = None
     if match is not None:
-        numbers = [int(part) for part in match.groups() if part is not None]
+        year, month, day, hour, minute, second = (int(part or 0) for part in match.groups())
         try:
-            when = dt.datetime(*numbers, tzinfo=dt.UTC)  # type: ignore[misc]
+            when = dt.datetime(year, month, day, hour, minute, second, tzinfo=dt.UTC)
         except ValueError:
             when = None
     if when is None:

@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 
 
 def adopt(args: argparse.Namespace) -> int:
-    from agentloop_tools.cassettes._adopt import adopt as write, check_note, parse_date
+    from agentloop_tools.cassettes._adopt import adopt as write
+    from agentloop_tools.cassettes._adopt import check_note, parse_date
 
     path = str(args.cassette)
     try:

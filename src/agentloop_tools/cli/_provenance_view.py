@@ -100,7 +100,8 @@ def source_line(facts: dict[str, Any]) -> str | None:
     live; ``adopted`` for one dated by ``agentloop-tools adopt``."""
     source = facts.get("source")
     if source == "scripts":
-        script = facts.get("script") if isinstance(facts.get("script"), dict) else {}
+        found = facts.get("script")
+        script: dict[str, Any] = found if isinstance(found, dict) else {}
         origin = script.get("origin", "unknown")
         model = script.get("model", "unknown")
         return (
