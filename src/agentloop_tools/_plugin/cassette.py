@@ -224,7 +224,6 @@ def scrubbed_in_cassette(request: pytest.FixtureRequest) -> list[str]:
     if cassette is None:
         return []
     from agentloop_tools._errors import InputError
-    from agentloop_tools._plugin.agents import scrubbed_variables
     from agentloop_tools.cassettes._load import read_bytes
 
     try:
@@ -232,6 +231,29 @@ def scrubbed_in_cassette(request: pytest.FixtureRequest) -> list[str]:
     except InputError:
         return []  # no file (or none readable): vcrpy's own miss says so
     return scrubbed_variables(text)
+
+
+_PLACEHOLDER_NAME = r"agentloop-tools-placeholder-([A-Za-z_][A-Za-z0-9_]{0,99})"
+_MAX_SCRUBBED = 100
+
+
+def scrubbed_variables(text: str) -> list[str]:
+    """The variables a cassette holds placeholders of, that the scrubber treats as secret.
+
+    Only credential names (``*_TOKEN``, ``*_API_KEY``...): a cassette is anyone's text,
+    and must not choose ``LLM_PROVIDER`` or a base URL for the replaying test.
+    """
+    import re
+
+    from agentloop_tools._secrets import CREDENTIAL_VARIABLES, is_secret_name
+
+    found: dict[str, None] = {}
+    for name in re.findall(_PLACEHOLDER_NAME, text):
+        if name in CREDENTIAL_VARIABLES or is_secret_name(name):
+            found[name] = None
+            if len(found) >= _MAX_SCRUBBED:
+                break
+    return list(found)
 
 
 def provider_answers(item: pytest.Item) -> int:
