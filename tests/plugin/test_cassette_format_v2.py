@@ -195,3 +195,14 @@ def test_the_report_says_scripted_beside_evidence_replayed_from_a_script(
     sources = {test["test"]: test["cassette"].get("source") for test in document["tests"]}
     assert set(sources.values()) == {"scripts"}
     assert "scripted: no live provider answered" in (recorded.path / "r.html").read_text()
+
+
+def test_the_reserved_evidence_block_after_the_interactions_is_tolerated(
+    recorded: pytest.Pytester, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cassette = recorded.path / "cassettes" / "test_agent" / "test_python.yaml"
+    cassette.write_text(cassette.read_text() + "evidence:\n  record: reserved\n")
+    recorded.runpytest("-k", "test_python").assert_outcomes(passed=1, deselected=2)
+    capsys.readouterr()
+    assert main(["audit", str(cassette)]) == 0
+    assert main(["evidence", str(cassette)]) == 0
