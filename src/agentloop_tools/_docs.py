@@ -19,6 +19,8 @@ TOPICS: dict[str, tuple[str, str]] = {
     "recording": ("testing.md", "recording-and-re-recording"),
     "recording-without-provider": ("testing.md", "recording-without-a-live-provider"),
     "recording-in-ci": ("testing.md", "recording-in-ci"),
+    "adopting": ("testing.md", "adopting-a-cassette-recorded-elsewhere"),
+    "replay-environment": ("testing.md", "a-tool-result-that-differs-in-replay"),
     "marker": ("testing.md", "marker"),
     "options": ("testing.md", "options-and-ini-keys"),
     "configuration": ("testing.md", "where-the-project-policy-is-read"),

@@ -267,16 +267,22 @@ def _used_by(request: pytest.FixtureRequest) -> None:
 def agentloop_env(request: pytest.FixtureRequest) -> dict[str, str]:
     """The environment for Agent.from_env: os.environ, with placeholder keys when replaying."""
     from agentloop_tools._plugin.agents import agent_env
-    from agentloop_tools._plugin.cassette import cassette_state, recorded_search_apis
+    from agentloop_tools._plugin.cassette import (
+        cassette_state,
+        recorded_search_apis,
+        scrubbed_in_cassette,
+    )
 
     _used_by(request)
     state = cassette_state(request)
+    replaying = state == "replaying"
     return agent_env(
         session_of(request.config).provider,
         state,
         search_backend=str(request.config.getini("agentloop_search_backend") or "") or None,
-        recorded=recorded_search_apis(request) if state == "replaying" else (),
+        recorded=recorded_search_apis(request) if replaying else (),
         from_scripts=bool(request.config.getoption(FROM_SCRIPTS_OPTION.dest)),
+        scrubbed=scrubbed_in_cassette(request) if replaying else (),
     )
 
 

@@ -31,6 +31,11 @@ def test_a_recorded_cassette_shows_its_provenance(
     assert lines[2].startswith(f"  with: agentloop-tools {recorded['agentloop_tools']}, ")
     assert f"agentloop {recorded['agentloop']}" in lines[2]
     assert re.fullmatch(r"  providers anthropic; (models .+; )?record mode once", lines[3])
+    # LEAKY_TEST answers from a script: the evidence says so, never looks live.
+    assert lines[4] == (
+        "  source: scripted (from http_client= of the test; the script claims model "
+        "claude-sonnet-4-5): no live provider answered"
+    )
 
     document = json.loads(run("evidence", cassette, "--format", "json").stdout)
     [file] = document["files"]

@@ -24,14 +24,15 @@ def cassette(project: pytest.Pytester) -> Path:
 def test_a_recording_writes_its_provenance_first(project: pytest.Pytester) -> None:
     project.runpytest("--record-mode=once").assert_outcomes(passed=1)
     text = cassette(project).read_text()
-    assert text.startswith("provenance:\n  recorded_at: ")
+    assert text.startswith("provenance:\n  schema: 2\n  recorded_at: ")
     found = yaml.safe_load(text)["provenance"]
+    assert found["source"] == "scripts"  # LEAKY_TEST passes a scripted http_client
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", found["recorded_at"])
     assert found["record_mode"] == "once"
     assert found["providers"] == ["anthropic"]
     assert found["agentloop"]
     assert found["agentloop_tools"]
-    assert "anthropic" in found["sdks"]
+    assert list(found["sdks"]) == ["anthropic"]
     assert "placeholder" not in str(found)
     # And it still replays.
     project.runpytest().assert_outcomes(passed=1)

@@ -31,6 +31,7 @@ def agent_env(
     search_backend: str | None = None,
     recorded: Sequence[tuple[str, str]] = (),
     from_scripts: bool = False,
+    scrubbed: Sequence[str] = (),
 ) -> SecretEnv:
     """``os.environ`` with placeholder keys wherever a real key must not be used.
 
@@ -39,6 +40,9 @@ def agent_env(
     or ``WEB_SEARCH_BACKEND`` names, else the one search API ``recorded`` shows
     (``(name, base URL)`` pairs). Then every search key is a placeholder. Recording
     from scripts (``from_scripts``) is treated the same way: no real key is needed.
+    ``scrubbed``: in replay, the variables whose values the scrubber replaced in the
+    cassette (``scrubbed_variables``): each gets its placeholder, set or not here, so
+    the request a test builds from it is the recorded one.
     """
     from agentloop_tools._providers import PROVIDER_SECRET_VARIABLES, SEARCH_KEY_VARIABLES
     from agentloop_tools._secrets import placeholder
@@ -51,6 +55,8 @@ def agent_env(
         # scripted provider accepts (the guard stops it reaching a real one).
         if state != "recording" or not env.get(variable):
             env[variable] = placeholder(variable)
+    if state == "replaying":
+        env.update({name: placeholder(name) for name in scrubbed})
     if state == "recording" and not from_scripts:
         return env
     named = (env.get(BACKEND_VARIABLE) or search_backend or "").strip().lower()
@@ -120,9 +126,13 @@ class AgentBuilder:
         if model is not None:
             env[facts.model_variable if facts else "LLM_MODEL"] = model
         http_client = agent_kwargs.pop("http_client", None)
+        origin = "http_client= of the test"
         if http_client is None and self._from_scripts:
             http_client = self._scripted_client(chosen)
+            origin = self._script_origin()
         scripted = bool(getattr(http_client, "agentloop_scripted", False))
+        if self._state == "recording" and scripted:
+            self._recorded_from_script(origin)
         nodeid = self._request.node.nodeid
         if self._state == "none" and http_client is None:
             fail(messages.no_cassette(nodeid), "missing-cassette")
@@ -168,6 +178,29 @@ class AgentBuilder:
         if not isinstance(script, ScriptedProvider):
             script = ScriptedProvider(provider, script)
         return script.http_client()
+
+    def _recorded_from_script(self, origin: str) -> None:
+        """The cassette's provenance says it was recorded from a script, and which."""
+        from agentloop_tools._plugin.cassette import RECORDING
+
+        recording = self._request.node.stash.get(RECORDING, None)
+        if recording is not None:
+            recording.source = "scripts"
+            if recording.script_origin is None:
+                recording.script_origin = origin
+
+    def _script_origin(self) -> str:
+        """The ``agentloop_script`` fixture that gave the script: its module and name."""
+        try:
+            # pytest has no public look-up of the fixture that served a name.
+            manager = self._request.session._fixturemanager
+            definitions = manager.getfixturedefs("agentloop_script", self._request.node)
+            function = definitions[-1].func if definitions else None
+        except Exception:  # a pytest that keeps it elsewhere: the origin is unknown
+            function = None
+        if function is None:
+            return "unknown"
+        return f"{function.__module__}.{function.__qualname__}"
 
     def close(self) -> None:
         for agent in self.agents:

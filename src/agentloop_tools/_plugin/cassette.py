@@ -113,11 +113,16 @@ def remember_cassettes(request: pytest.FixtureRequest) -> None:
     request.node.stash[BEFORE] = kept
 
 
+# What the test's run adds to its cassette's provenance (a cassettes._provenance.Recording).
+RECORDING = pytest.StashKey[Any]()
+
+
 def configure_vcr(
     vcr: Any,
     matcher: BodyMatcher,
     record_mode: str | None = None,
     before: dict[str, str] | None = None,
+    recording: Any = None,
 ) -> None:
     """Our serializer, matcher and scrubbing on the VCR pytest-recording built."""
     from agentloop_tools._secrets import secret_values
@@ -129,7 +134,9 @@ def configure_vcr(
     scrubber = Scrubber(secrets)
     # Every cassette is checked before it is written, whatever the serializer; a
     # refusal fails the test after teardown (see refusal()).
-    guard_recording(vcr, secrets, provenance=record_mode or "none", before=before)
+    guard_recording(
+        vcr, secrets, provenance=record_mode or "none", before=before, recording=recording
+    )
     original = vcr.use_cassette
 
     def use_cassette(path: Any = None, **options: Any) -> Any:
@@ -211,6 +218,44 @@ def recorded_search_apis(request: pytest.FixtureRequest) -> list[tuple[str, str]
     return found
 
 
+def scrubbed_in_cassette(request: pytest.FixtureRequest) -> list[str]:
+    """The credential variables whose placeholders this test's cassette holds."""
+    cassette = request.getfixturevalue("vcr")
+    if cassette is None:
+        return []
+    from agentloop_tools._errors import InputError
+    from agentloop_tools.cassettes._load import read_bytes
+
+    try:
+        text = read_bytes(str(cassette._path)).decode("utf-8", "replace")
+    except InputError:
+        return []  # no file (or none readable): vcrpy's own miss says so
+    return scrubbed_variables(text)
+
+
+_PLACEHOLDER_NAME = r"agentloop-tools-placeholder-([A-Za-z_][A-Za-z0-9_]{0,99})"
+_MAX_SCRUBBED = 100
+
+
+def scrubbed_variables(text: str) -> list[str]:
+    """The variables a cassette holds placeholders of, that the scrubber treats as secret.
+
+    Only credential names (``*_TOKEN``, ``*_API_KEY``...): a cassette is anyone's text,
+    and must not choose ``LLM_PROVIDER`` or a base URL for the replaying test.
+    """
+    import re
+
+    from agentloop_tools._secrets import CREDENTIAL_VARIABLES, is_secret_name
+
+    found: dict[str, None] = {}
+    for name in re.findall(_PLACEHOLDER_NAME, text):
+        if name in CREDENTIAL_VARIABLES or is_secret_name(name):
+            found[name] = None
+            if len(found) >= _MAX_SCRUBBED:
+                break
+    return list(found)
+
+
 def provider_answers(item: pytest.Item) -> int:
     """Successful (2xx) model-provider responses this test replayed or recorded."""
     cassette = (getattr(item, "funcargs", None) or {}).get("vcr")
@@ -248,10 +293,26 @@ def describe(item: pytest.Item) -> dict[str, str] | None:
     cassette = getattr(item, "funcargs", {}).get("vcr")
     if cassette is None:
         return None
-    return {
+    found = {
         "path": relative_to_root(str(cassette._path), item.config.rootpath),
         "state": "replaying" if cassette.write_protected else "recording",
     }
+    source = _source(item, cassette)
+    if source is not None:
+        found["source"] = source  # "scripts": the report says scripted beside it
+    return found
+
+
+def _source(item: pytest.Item, cassette: Any) -> str | None:
+    """How the cassette's interactions were made: live, scripts, adopted; None: unknown."""
+    if not cassette.write_protected:
+        recording = item.stash.get(RECORDING, None)
+        return getattr(recording, "source", None)
+    from agentloop_tools.cassettes._provenance import read
+
+    provenance = read(str(cassette._path))
+    source = provenance.get("source") if provenance else None
+    return source if isinstance(source, str) else None
 
 
 def relative_to_root(path: str, root: Path) -> str:
@@ -318,12 +379,25 @@ def _miss_message(
     scrubbed = cassette.filter_request(live_request)
     if not os.path.exists(path) or len(cassette) == 0:
         return redact(messages.no_cassette_file(nodeid, path, summary(scrubbed)))
+    from agentloop_tools.cassettes._matching import tool_result_calls
+    from agentloop_tools.cassettes._provenance import environment_changes, read
+
     index = closest(scrubbed, cassette.requests, matcher)
     nearest = None
+    calls = None
     if index is not None:
         recorded = cassette.requests[index]
         nearest = (index, summary(recorded), describe_difference(scrubbed, recorded, matcher))
-    return redact(messages.not_in_cassette(nodeid, path, summary(scrubbed), len(cassette), nearest))
+        calls = tool_result_calls(scrubbed, recorded, matcher)
+    provenance = read(path)
+    why = messages.Miss(
+        source=str(provenance.get("source", "live")) if provenance else None,
+        tool_calls=calls,
+        environment=environment_changes(provenance) if calls else [],
+    )
+    return redact(
+        messages.not_in_cassette(nodeid, path, summary(scrubbed), len(cassette), nearest, why)
+    )
 
 
 def _hooks(value: Any) -> list[Callable[[Any], Any]]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from agentloop_tools._docs import docs_url
 from agentloop_tools._plugin.scope import FROM_SCRIPTS_OPTION, RECORD_IN_CI_OPTION
@@ -102,7 +103,10 @@ def cassette_age_unknown(nodeid: str, path: str, max_age: str) -> str:
         f"agentloop-tools: {nodeid} replays a cassette that does not say when it was "
         f"recorded (no provenance), so agentloop_max_cassette_age = {max_age} cannot be "
         f"checked. Cassette: {path}. Re-record it once to date it:\n"
-        f"  {rerun_command(nodeid, 'rewrite')}"
+        f"  {rerun_command(nodeid, 'rewrite')}\n"
+        "or, for a recording made elsewhere (no key needed), date it as it is:\n"
+        f"  agentloop-tools adopt {shlex.quote(path)} --recorded-at YYYY-MM-DD\n"
+        f"See {docs_url('adopting')}."
     )
 
 
@@ -327,13 +331,30 @@ def no_script(nodeid: str) -> str:
     )
 
 
+class Miss(NamedTuple):
+    """What a replay miss's message says about its cause.
+
+    Attributes:
+        source: the cassette's provenance ``source`` (live, scripts, adopted); None when
+            it has no provenance (recorded by another client, or before provenance).
+        tool_calls: the tool calls whose results alone differ, or None.
+        environment: what differs between the recording environment and this one.
+    """
+
+    source: str | None = "live"
+    tool_calls: Sequence[str] | None = None
+    environment: Sequence[str] = ()
+
+
 def not_in_cassette(
     nodeid: str,
     path: str,
     sent: str,
     total: int,
     closest: tuple[int, str, Sequence[str]] | None,
+    why: Miss | None = None,
 ) -> str:
+    why = why or Miss()
     lines = [
         "agentloop-tools: this request is not in the cassette, so it cannot be replayed.",
         f"  {sent}",
@@ -345,10 +366,55 @@ def not_in_cassette(
         lines.append(f"  {recorded}")
         lines += [f"  {line}" for line in difference]
         lines.append("")
-    lines += [
-        "The agent's request changed since the cassette was recorded (prompt, model, tools or "
-        "history). If the change is intended, re-record this test:",
-        f"  {rerun_command(nodeid, 'rewrite')}",
-        f"Cassette: {path}",
-    ]
+    rerun = rerun_command(nodeid, "rewrite")
+    if why.source == "scripts":
+        rerun += f" {FROM_SCRIPTS_OPTION}"
+    if why.tool_calls:
+        lines += _tool_result_changed(why, rerun)
+    elif why.source is None:
+        lines += [
+            "The cassette has no provenance: it was not recorded by this plugin (another "
+            "project's client, or vcrpy itself). A client that builds its requests "
+            "differently (system as a list, tool_choice, include) never matches this "
+            "agent's bodies; to replay such a recording, match this test's requests on "
+            "method and URL only:",
+            '  @pytest.mark.vcr(match_on=("method", "uri"))',
+            "and date it without keys:",
+            f"  agentloop-tools adopt {shlex.quote(path)} --recorded-at YYYY-MM-DD",
+            f"See {docs_url('adopting')}. If the agent's request changed instead, "
+            "re-record this test (keys needed):",
+            f"  {rerun}",
+        ]
+    else:
+        lines += [
+            "The agent's request changed since the cassette was recorded (prompt, model, "
+            "tools or history). If the change is intended, re-record this test:",
+            f"  {rerun}",
+        ]
+    lines.append(f"Cassette: {path}")
     return visible("\n".join(lines), layout=True)
+
+
+def _tool_result_changed(why: Miss, rerun: str) -> list[str]:
+    calls = ", ".join(why.tool_calls or ())
+    lines = [
+        f"Only the result of {calls} differs: the agent's request is the recorded one "
+        "(prompt, model, tools and history), but the tool read its input differently in "
+        "this environment than where the cassette was recorded.",
+    ]
+    if why.environment:
+        lines.append("What differs between the recording environment and this one:")
+        lines += [f"  {line}" for line in why.environment]
+    else:
+        lines.append(
+            "The versions the cassette records are those installed here: the tool's "
+            "input itself changed (a page or API it reads)."
+        )
+    lines += [
+        "Replay in the environment the cassette was recorded in (install or remove the "
+        "extra named above, e.g. pip install 'based-models-agentloop-tools[fetch]'), or "
+        "re-record this test here:",
+        f"  {rerun}",
+        f"See {docs_url('replay-environment')}.",
+    ]
+    return lines

@@ -170,14 +170,39 @@ class AgentloopSession:
         """pytest-recording built a VCR for the current test: make its cassettes safe."""
         if self._current is None or not in_scope(self._current):
             return
-        from agentloop_tools._plugin.cassette import BEFORE, configure_vcr
+        from agentloop_tools._plugin.cassette import BEFORE, RECORDING, configure_vcr
 
+        recording = self.recording_of(self._current)
+        self._current.stash[RECORDING] = recording
         configure_vcr(
             vcr,
             self.matcher,
             self.config.getoption("record_mode", default=None),
             self._current.stash.get(BEFORE, None),
+            recording,
         )
+
+    def recording_of(self, item: pytest.Item) -> Any:
+        """What a recording of this test writes beside its interactions: its id and the
+        policy it runs under (the markers' rules, the project's by origin and fingerprint)."""
+        from agentloop_tools.cassettes._provenance import Recording, policy_facts
+
+        marker = item.stash.get(MARKER, None)
+        replace = marker is not None and marker.replace
+        project = None
+        if self.default.policy is not None:
+            project = (self.default.policy, self.default.origin)
+        refused = next(
+            (
+                mark.kwargs["refused_attempts"]
+                for mark in (item.iter_markers(MARKER_NAME) if marker is not None else ())
+                if "refused_attempts" in mark.kwargs
+            ),
+            None,
+        )
+        layers = [(layer.policy, layer.origin) for layer in marker.layers] if marker else []
+        policy = policy_facts(layers, project, replace=replace, refused_attempts=refused)
+        return Recording(test=item.nodeid, policy=policy)
 
     def call(self, item: pytest.Item) -> Generator[None, object, object]:
         """Around the test body: the gate's verdict before it and after it.
@@ -295,7 +320,7 @@ class AgentloopSession:
             record["replace"] = True
         if full and isinstance(policy, PolicyLayers):
             record["policy_layers"] = [
-                {"mode": layer.policy.mode, "domains": list(layer.policy.domains), "from": origin}
+                {"mode": layer.mode, "domains": list(layer.domains), "from": origin}
                 for layer, origin in policy.layers
             ]
         return record

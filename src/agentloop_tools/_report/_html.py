@@ -87,9 +87,12 @@ def _html_test(record: dict[str, Any]) -> str:
         )
     cassette = record.get("cassette")
     if cassette:
+        scripted = (
+            ", scripted: no live provider answered" if cassette.get("source") == "scripts" else ""
+        )
         out.append(
             f"<p class='meta'>cassette: {_h(str(cassette.get('path')))} "
-            f"({_h(str(cassette.get('state')))})</p>"
+            f"({_h(str(cassette.get('state')))}{scripted})</p>"
         )
     policy = record.get("policy")
     if policy:

@@ -180,3 +180,108 @@ def last_user_text(value: Any) -> str:
             if isinstance(block, dict) and isinstance(block.get("text"), str):
                 return str(block["text"])
     return ""
+
+
+_MAX_DIFFERENCES = 200
+
+
+def tool_result_calls(request: Any, recorded: Any, matcher: BodyMatcher) -> list[str] | None:
+    """The tool calls whose results alone make two request bodies differ, or None.
+
+    A request that differs from its recording only inside tool results (an Anthropic
+    ``tool_result`` block, an OpenAI ``tool`` message or ``function_call_output``) was
+    built by the same agent from the same history: what changed is what a tool computed
+    now, not the prompt, model or tools. Each call is named ``name (call id)``.
+    """
+    if request.method != recorded.method or request.uri != recorded.uri:
+        return None
+    live, old = matcher.comparable(request.body), matcher.comparable(recorded.body)
+    if not isinstance(live, dict) or not isinstance(old, dict) or live == old:
+        return None
+    differences: list[tuple[Any, ...]] = []
+    _differences(old, live, (), differences)
+    if not differences or len(differences) > _MAX_DIFFERENCES:
+        return None
+    calls: list[str] = []
+    for path in differences:
+        call = _tool_result_at(old, path)
+        if call is None:
+            return None
+        if call not in calls:
+            calls.append(call)
+    return [_named(old, call) for call in calls]
+
+
+def _differences(old: Any, new: Any, path: tuple[Any, ...], out: list[tuple[Any, ...]]) -> None:
+    if len(out) > _MAX_DIFFERENCES:
+        return
+    if isinstance(old, dict) and isinstance(new, dict):
+        for key in dict.fromkeys([*old, *new]):
+            if key not in old or key not in new:
+                out.append((*path, key))
+            elif old[key] != new[key]:
+                _differences(old[key], new[key], (*path, key), out)
+    elif isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        for index, (left, right) in enumerate(zip(old, new, strict=True)):
+            if left != right:
+                _differences(left, right, (*path, index), out)
+    elif old != new:
+        out.append(path)
+
+
+def _tool_result_at(body: dict[str, Any], path: tuple[Any, ...]) -> str | None:
+    """The call id of the tool result ``path`` lies inside (its content), or None."""
+    if len(path) >= 5 and path[0] == "messages" and path[2] == "content":
+        block = _get(body, path[:4])
+        if (
+            isinstance(block, dict)
+            and block.get("type") == "tool_result"
+            and path[4] not in ("type", "tool_use_id")
+        ):
+            return str(block.get("tool_use_id"))
+    if len(path) >= 3 and path[0] == "messages" and path[2] == "content":
+        message = _get(body, path[:2])
+        if isinstance(message, dict) and message.get("role") == "tool":
+            return str(message.get("tool_call_id"))
+    if len(path) >= 3 and path[0] == "input" and path[2] == "output":
+        item = _get(body, path[:2])
+        if isinstance(item, dict) and item.get("type") == "function_call_output":
+            return str(item.get("call_id"))
+    return None
+
+
+def _get(value: Any, path: tuple[Any, ...]) -> Any:
+    for step in path:
+        known = isinstance(value, dict) and step in value
+        if not known and not (isinstance(value, list) and isinstance(step, int)):
+            return None
+        try:
+            value = value[step]
+        except IndexError:
+            return None
+    return value
+
+
+def _named(body: dict[str, Any], call: str) -> str:
+    """``web_fetch (call toolu_01...)``: the tool the call was made to, as the body says."""
+    name = None
+    turns = body.get("messages") or body.get("input")
+    for message in turns if isinstance(turns, list) else []:
+        if not isinstance(message, dict):
+            continue
+        if message.get("type") == "function_call" and message.get("call_id") == call:
+            name = message.get("name")
+        content = message.get("content")
+        for block in content if isinstance(content, list) else []:
+            if (
+                isinstance(block, dict)
+                and block.get("type") == "tool_use"
+                and block.get("id") == call
+            ):
+                name = block.get("name")
+        tool_calls = message.get("tool_calls")
+        for tool_call in tool_calls if isinstance(tool_calls, list) else []:
+            if isinstance(tool_call, dict) and tool_call.get("id") == call:
+                function = tool_call.get("function")
+                name = function.get("name") if isinstance(function, dict) else None
+    return f"{name if isinstance(name, str) else 'a tool'} (call {call})"

@@ -4,6 +4,7 @@
     agentloop-tools evidence PATH...
     agentloop-tools scan PATH...
     agentloop-tools explain URL_OR_TEXT... [--allow ... | --block ... | --policy FILE]
+    agentloop-tools adopt CASSETTE --recorded-at DATE [--note TEXT] [--force]
     agentloop-tools --version
 
 Options and paths mix in any order; ``--allow``/``--block`` take one value each, a
@@ -99,6 +100,10 @@ def _run(args: argparse.Namespace) -> int:
         from agentloop_tools.cli._explanations import explain
 
         return explain(args)
+    if args.command == "adopt":
+        from agentloop_tools.cli._adopt import adopt
+
+        return adopt(args)
     return scan(args)
 
 

@@ -13,7 +13,7 @@ from typing import Any, NoReturn
 
 from agentloop_tools.cli._output import EXIT_USAGE
 
-COMMANDS = ("audit", "evidence", "scan", "explain")
+COMMANDS = ("audit", "evidence", "scan", "explain", "adopt")
 FORMATS = ("table", "json", "github", "junit", "sarif")
 MAX_JOBS = 64
 
@@ -29,6 +29,7 @@ examples:
   agentloop-tools audit tests/cassettes --write-baseline audit-baseline.json
   agentloop-tools audit tests/cassettes --baseline audit-baseline.json --format sarif
   agentloop-tools explain --allow python.org https://docs.python.org/3/
+  agentloop-tools adopt tests/cassettes/test_agent/test_cites.yaml --recorded-at 2026-11-30
 
 policy files and pyproject.toml:
   [tool.agentloop-tools]
@@ -73,6 +74,7 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]
         "evidence": _evidence(commands),
         "scan": _scan(commands),
         "explain": _explain(commands),
+        "adopt": _adopt(commands),
     }
 
 
@@ -173,6 +175,29 @@ def _explain(commands: Any) -> argparse.ArgumentParser:
     _add_policy(explain)
     explain.add_argument("--format", choices=("text", "json"), default="text")
     return explain
+
+
+def _adopt(commands: Any) -> argparse.ArgumentParser:
+    adopt = _command(
+        commands,
+        "adopt",
+        "date a cassette recorded elsewhere: write its provenance (source: adopted), "
+        "leaving its interactions as they are",
+    )
+    adopt.add_argument("cassette", metavar="CASSETTE", help="a YAML cassette (.yaml, .yml)")
+    adopt.add_argument(
+        "--recorded-at",
+        required=True,
+        metavar="DATE",
+        help="when it was recorded: YYYY-MM-DD (or YYYY-MM-DDTHH:MM:SSZ, UTC)",
+    )
+    adopt.add_argument("--note", metavar="TEXT", help="where it came from (one line, kept)")
+    adopt.add_argument(
+        "--force",
+        action="store_true",
+        help="replace the provenance a cassette already has (refused otherwise)",
+    )
+    return adopt
 
 
 def _add_policy(parser: argparse.ArgumentParser) -> None:

@@ -33,6 +33,11 @@ def audit(args: argparse.Namespace) -> int:
     if args.strict_baseline and not args.baseline:
         raise UsageProblem("--strict-baseline needs --baseline FILE")
     policy, origin = chosen_policy(args)
+    if not (args.allow or args.block or args.policy):
+        from agentloop_tools.cli._recorded import ProjectAsInPytest
+
+        # The project's policy: each cassette as pytest audited it (with its markers).
+        policy = ProjectAsInPytest(policy, origin)
     found = collect_for(args, hint_domains=bool(args.allow or args.block))
     require_something(found, args.paths, "audit")
     audits = _audit_all(found, policy, args.jobs)
@@ -48,6 +53,7 @@ def audit(args: argparse.Namespace) -> int:
     _output.report_skipped(found.skipped)
     _output.report_ignored(found.ignored)
     _output.report_left_out(found)
+    _report_recorded(found, policy)
     problems = any(audit.problems for audit in audits)
     if outcome is not None:
         return _baseline_exit(outcome, args.strict_baseline, audits, problems)
@@ -55,6 +61,14 @@ def audit(args: argparse.Namespace) -> int:
     if any(audit.violations for audit in audits):
         return EXIT_FOUND
     return EXIT_USAGE if problems else EXIT_CLEAN
+
+
+def _report_recorded(found: Found, policy: Any) -> None:
+    from agentloop_tools.cli._recorded import ProjectAsInPytest, notes
+
+    if isinstance(policy, ProjectAsInPytest):
+        for line in notes(found.files, policy):
+            stderr(line)
 
 
 def _audit_all(found: Found, policy: Any, jobs: int) -> list[FileAudit]:
@@ -120,6 +134,8 @@ def audit_one(path: str, policy: Any) -> Any:
         _READER = Reader()
     audit = Part(path)
     try:
+        if hasattr(policy, "for_file"):  # the project's, with the cassette's markers
+            policy = policy.for_file(path)
         reading = _READER.read(Path(path))
         audit.transcripts = len(reading.transcripts)
         audit.tool_requests = reading.tool_traffic

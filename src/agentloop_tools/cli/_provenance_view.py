@@ -1,21 +1,18 @@
 """The provenance ``agentloop-tools evidence`` shows for each cassette.
 
-Read where the plugin reads a cassette's age: the ``provenance:`` block in the first
-4 KiB of a YAML cassette. A cassette without one (recorded before provenance existed,
+Read where the plugin reads a cassette's age: the ``provenance:`` block first in a
+YAML cassette (only the block is read). A cassette without one (recorded before provenance existed,
 by hand, or in vcrpy's JSON serializer) is shown as of unknown age, never left blank.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import re
 from pathlib import Path
 from typing import Any
 
 from agentloop_tools._visible import visible
 
-_HEAD_BYTES = 4096
-_BLOCK = re.compile(r"^provenance:[ \t]*\n((?:[ \t]+.*\n?)+)", re.MULTILINE)
 CASSETTE_SUFFIXES = (".yaml", ".yml")
 UNKNOWN = (
     "recorded: unknown (no provenance in the cassette: age unknown; re-record it with "
@@ -25,29 +22,15 @@ UNKNOWN = (
 
 def read(path: str | Path) -> dict[str, Any] | None:
     """The cassette's provenance mapping, or None when it has none (or it is unreadable)."""
-    import yaml
-
+    from agentloop_tools.cassettes._provenance import read as read_block
     from agentloop_tools.cassettes._provenance import recorded_at
 
-    try:
-        with open(path, "rb") as file:
-            head = file.read(_HEAD_BYTES).decode("utf-8", "replace")
-    except OSError:
-        return None
-    match = _BLOCK.search(head)
-    if match is None:
-        return None
-    try:
-        block = yaml.safe_load("provenance:\n" + match.group(1))
-    except yaml.YAMLError:
-        return None
-    facts = block.get("provenance") if isinstance(block, dict) else None
-    if not isinstance(facts, dict):
+    facts = read_block(path)
+    if facts is None:
         return None
     when = recorded_at(path)
-    entry: dict[str, Any] = {str(key): value for key, value in facts.items()}
-    entry["recorded_at"] = when.strftime("%Y-%m-%dT%H:%M:%SZ") if when else None
-    return entry
+    facts["recorded_at"] = when.strftime("%Y-%m-%dT%H:%M:%SZ") if when else None
+    return facts
 
 
 def entry(path: str | Path, now: dt.datetime | None = None) -> dict[str, Any] | None:
@@ -106,4 +89,28 @@ def lines(found: dict[str, Any] | None) -> list[str]:
         details.append(f"record mode {facts['record_mode']}")
     if details:
         out.append(visible("; ".join(details)))
+    origin = source_line(facts)
+    if origin:
+        out.append(visible(origin))
     return out
+
+
+def source_line(facts: dict[str, Any]) -> str | None:
+    """How the recording was made: ``scripted`` beside a scripted one, never left to look
+    live; ``adopted`` for one dated by ``agentloop-tools adopt``."""
+    source = facts.get("source")
+    if source == "scripts":
+        found = facts.get("script")
+        script: dict[str, Any] = found if isinstance(found, dict) else {}
+        origin = script.get("origin", "unknown")
+        model = script.get("model", "unknown")
+        return (
+            f"source: scripted (from {origin}; the script claims model {model}): "
+            "no live provider answered"
+        )
+    if source == "adopted":
+        note = facts.get("note")
+        return "source: adopted (recorded elsewhere)" + (f": {note}" if note else "")
+    if source is None and facts.get("schema") is None:
+        return None  # a v1 cassette: live or scripted is unknown, said nowhere
+    return f"source: {source}" if source else None

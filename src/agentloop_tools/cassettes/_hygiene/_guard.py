@@ -83,12 +83,14 @@ class _CheckedSerializer:
         path: Path | None = None,
         provenance: str | None = None,
         before: str | None = None,
+        recording: Any = None,
     ) -> None:
         self._serializer = serializer
         self._detector = detector
         self._path = path
         self._provenance = provenance
         self._before = before
+        self._recording = recording
 
     def serialize(self, data: dict[str, Any]) -> str:
         if self._provenance is not None:
@@ -123,7 +125,7 @@ class _CheckedSerializer:
                     return kept  # the same recording: the same bytes, the same age
             except Exception:  # the real serialisation below reports any problem
                 pass
-        found = _provenance.facts(data.get("interactions") or [], self._provenance)
+        found = _provenance.facts(data.get("interactions") or [], self._provenance, self._recording)
         return {_provenance.KEY: found, **data}
 
     def _previous(self) -> tuple[str, Any] | None:
@@ -156,6 +158,7 @@ class GuardedPersister:
         *,
         provenance: str | None = None,
         before: Mapping[str, str] | None = None,
+        recording: Any = None,
     ) -> None:
         self.inner = inner
         self.detector = detector
@@ -164,6 +167,8 @@ class GuardedPersister:
         # files as they were before the test (pytest-recording's rewrite deletes them).
         self.provenance = provenance
         self.before = dict(before or {})
+        # What the plugin learnt of the recording as the test ran (a provenance.Recording).
+        self.recording = recording
 
     def load_cassette(self, cassette_path: Any, serializer: Any) -> Any:
         return self.inner.load_cassette(cassette_path, serializer=serializer)
@@ -176,6 +181,7 @@ class GuardedPersister:
             path=path,
             provenance=self.provenance,
             before=self.before.get(str(path.resolve())),
+            recording=self.recording,
         )
         try:
             self.inner.save_cassette(cassette_path, cassette_dict, serializer=checked)
@@ -190,14 +196,20 @@ def guard_recording(
     *,
     provenance: str | None = None,
     before: Mapping[str, str] | None = None,
+    recording: Any = None,
 ) -> GuardedPersister:
     """Check every cassette this ``vcr.VCR`` writes, whatever its serializer.
 
     ``provenance``: the record mode, to write where and when each cassette came from;
-    ``before``: cassette texts by resolved path, as they were before the test.
+    ``before``: cassette texts by resolved path, as they were before the test;
+    ``recording``: what the test's run adds to the provenance (``_provenance.Recording``).
     """
     persister = GuardedPersister(
-        vcr.persister, Detector(secrets), provenance=provenance, before=before
+        vcr.persister,
+        Detector(secrets),
+        provenance=provenance,
+        before=before,
+        recording=recording,
     )
     vcr.register_persister(persister)
     return persister
