@@ -81,7 +81,8 @@ def read_table(path: Path) -> dict[str, Any] | None:
     if unknown:
         raise ConfigError(
             f"{where}: unknown key(s) {', '.join(unknown)}; the table takes "
-            f'allow = [...] or block = [...], and refused_attempts = "report" or "fail".'
+            'allow = [...] or block = [...]. It may also set refused_attempts = "report" or '
+            '"fail".'
         )
     if not table:
         raise ConfigError(f"{where}: no allow = [...] or block = [...] list.")
