@@ -286,33 +286,16 @@ def project_policy(
         found.append((policy, inifile_name, inifile, "ini"))
     read = [inifile] if inifile is not None else []
     if POLICY_FILE_KEY in settings:
-        [named] = _entries(settings[POLICY_FILE_KEY])[:1] or [""]
-        if not named:
-            raise ConfigError(
-                f"ini key {POLICY_FILE_KEY} in {inifile_name} is set but names no file; name "
-                "a TOML file (relative to the rootdir) or remove the key."
-            )
-        path = rootdir / named
-        if not path.is_file():
-            raise ConfigError(
-                f"ini key {POLICY_FILE_KEY} in {inifile_name} names {named}, but {path} is "
-                "not a file. Fix the path (it is relative to the rootdir) or remove the key."
-            )
+        named, path = _named_policy_file(settings, rootdir, inifile_name)
         found.append((policy_file(path), f"{named} ({POLICY_FILE_KEY})", path, "policy-file"))
         read.append(path)
-    refused: list[str] = []  # where "fail" is written
-    if REFUSED_INI_KEY in settings:
-        [value] = _entries(settings[REFUSED_INI_KEY])[:1] or [""]
-        where = f"ini key {REFUSED_INI_KEY} in {inifile_name}"
-        if refused_setting(value.lower(), where) == "fail":
-            refused.append(where)
+    refused = _refused_in_ini(settings, inifile_name)  # where "fail" is written
     pyproject = pyproject_for(inifile, rootdir)
     if pyproject.is_file() and mentions_us(pyproject):
         if pyproject not in read:
             read.append(pyproject)
         table = read_table(pyproject)
-        if table is not None and table.get(REFUSED_KEY) == "fail":
-            refused.append(f"{REFUSED_KEY} in pyproject.toml [{TABLE}]")
+        refused += _refused_in_table(table)
         if table is not None and set(table) - {REFUSED_KEY}:
             policy = policy_from(table, f"{pyproject} [{TABLE}]")
             found.append((policy, f"pyproject.toml [{TABLE}]", pyproject, "pyproject"))
@@ -322,12 +305,51 @@ def project_policy(
             f"({'; '.join(entry[1] for entry in found)}), and a run is audited with one. "
             "Which one should win is not a guess to make: keep one."
         )
-    # "fail" anywhere wins: a setting narrows, never lifts another.
-    setting = ("fail", "; ".join(refused)) if refused else ("report", None)
     if not found:
-        return ProjectPolicy(None, "none", tuple(read), None, "none", *setting)
+        return ProjectPolicy(None, "none", tuple(read), None, "none", *_refused_setting(refused))
     [(policy, origin, written_in, source)] = found
-    return ProjectPolicy(policy, origin, tuple(read), written_in, source, *setting)
+    return ProjectPolicy(
+        policy, origin, tuple(read), written_in, source, *_refused_setting(refused)
+    )
+
+
+def _named_policy_file(
+    settings: Mapping[str, list[str]], rootdir: Path, inifile_name: str
+) -> tuple[str, Path]:
+    """The policy file the ini key names, as written and as a path; it must be a file."""
+    [named] = _entries(settings[POLICY_FILE_KEY])[:1] or [""]
+    if not named:
+        raise ConfigError(
+            f"ini key {POLICY_FILE_KEY} in {inifile_name} is set but names no file; name "
+            "a TOML file (relative to the rootdir) or remove the key."
+        )
+    path = rootdir / named
+    if not path.is_file():
+        raise ConfigError(
+            f"ini key {POLICY_FILE_KEY} in {inifile_name} names {named}, but {path} is "
+            "not a file. Fix the path (it is relative to the rootdir) or remove the key."
+        )
+    return named, path
+
+
+def _refused_setting(places: list[str]) -> tuple[str, str | None]:
+    # "fail" anywhere wins: a setting narrows, never lifts another.
+    return ("fail", "; ".join(places)) if places else ("report", None)
+
+
+def _refused_in_table(table: dict[str, Any] | None) -> list[str]:
+    """``[where]`` when the project table sets refused attempts to fail (checked on reading)."""
+    fails = table is not None and table.get(REFUSED_KEY) == "fail"
+    return [f"{REFUSED_KEY} in pyproject.toml [{TABLE}]"] if fails else []
+
+
+def _refused_in_ini(settings: Mapping[str, list[str]], inifile_name: str) -> list[str]:
+    """``[where]`` when the ini key sets refused attempts to fail; a bad value is an error."""
+    if REFUSED_INI_KEY not in settings:
+        return []
+    [value] = _entries(settings[REFUSED_INI_KEY])[:1] or [""]
+    where = f"ini key {REFUSED_INI_KEY} in {inifile_name}"
+    return [where] if refused_setting(value.lower(), where) == "fail" else []
 
 
 def _entries(lines: list[str]) -> list[str]:

@@ -18,8 +18,6 @@ from agentloop_tools._errors import UsageProblem
 if TYPE_CHECKING:
     import argparse
 
-    from agentloop_tools.cli._output import FileAudit
-
 FLAG = "--refused-attempts"
 VALUES = ("report", "fail")
 
@@ -39,7 +37,7 @@ def setting(args: argparse.Namespace) -> tuple[str, str | None]:
     return ("fail", "; ".join(places)) if places else ("report", None)
 
 
-def mark(audits: list[FileAudit], value: str) -> None:
+def mark(audits: list[Any], value: str) -> None:
     """Give each violation entry ``fails``: whether it fails the run under ``value``."""
     for audit in audits:
         for violation in audit.violations:
@@ -50,7 +48,7 @@ def fails(violation: dict[str, Any]) -> bool:
     return bool(violation.get("fails", True))
 
 
-def failing(audits: list[FileAudit]) -> bool:
+def failing(audits: list[Any]) -> bool:
     """Whether any violation left fails the run."""
     return any(fails(v) for audit in audits for v in audit.violations)
 
@@ -63,7 +61,7 @@ def note(violation: dict[str, Any]) -> str:
     return f"; refused by web_fetch, nothing read: the policy held{counted}"
 
 
-def summary(audits: list[FileAudit], value: str, origin: str | None) -> str:
+def summary(audits: list[Any], value: str, origin: str | None) -> str:
     """`` N of them refused attempt(s) ...`` for the table's last line, or ""."""
     count = sum(1 for audit in audits for v in audit.violations if v.get("refused"))
     if not count:
