@@ -20,7 +20,7 @@ from agentloop.transcript import ContentPart, TextPart, ToolCallPart, ToolResult
 from fetch_agent import POLICY, fetch_tools
 from scripts import PAGES
 
-from agentloop_tools.testing import ScriptedPages
+from agentloop_tools.testing import ScriptedPages, assert_no_violations
 from agentloop_tools.web import sources
 
 PAGE = "https://docs.python.org/3/tutorial/controlflow.html"
@@ -65,7 +65,16 @@ def test_the_agent_searches_then_reads_the_permitted_page(agentloop_from_scripts
     assert "match statement" in read.content
     assert refused.content.startswith("Error: [blocked-by-policy] https://evil.example/")
     assert [source.url for source in sources(transcript)] == [PAGE]
-    # The model asked for the off-list page: the audit says so, from the transcript alone.
-    assert [(v.where, v.url) for v in POLICY.audit(transcript)] == [
-        ("tool-call", "https://evil.example/python-tutorial")
-    ]
+    # The model asked for the off-list page and web_fetch refused it: the audit still
+    # reports the attempt, from the transcript alone, marked refused (nothing was read).
+    [attempt] = POLICY.audit(transcript)
+    assert (attempt.where, attempt.url, attempt.refused) == (
+        "tool-call",
+        "https://evil.example/python-tutorial",
+        True,
+    )
+    # The policy held: a refused attempt does not fail by default (no one can promise
+    # what a real model asks for). Ask for it to fail with refused_attempts="fail".
+    assert_no_violations(transcript, POLICY)
+    with pytest.raises(AssertionError, match=r"refused by web_fetch \(\[blocked-by-policy\]\)"):
+        assert_no_violations(transcript, POLICY, refused_attempts="fail")

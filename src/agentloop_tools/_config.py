@@ -7,6 +7,7 @@ uses (its configuration file, else the rootdir's)::
 
     [tool.agentloop-tools]
     allow = ["python.org", "realpython.com"]   # or: block = ["wikipedia.org"]
+    refused_attempts = "fail"                   # optional: "report" (the default) or "fail"
 
 A parent folder's pyproject.toml (a monorepo root, a home folder) is never read.
 """
@@ -24,8 +25,10 @@ if TYPE_CHECKING:
     from agentloop_tools.web import DomainPolicy
 
 TABLE = "tool.agentloop-tools"
-TABLE_KEYS = ("allow", "block")
+TABLE_KEYS = ("allow", "block", "refused_attempts")
 INI_POLICY_KEYS = ("agentloop_allow_domains", "agentloop_block_domains")
+REFUSED_KEY = "refused_attempts"  # in the table
+REFUSED_INI_KEY = "agentloop_refused_attempts"
 POLICY_FILE_KEY = "agentloop_policy_file"
 # A policy file is a list of domains: a megabyte is far more than any needs.
 MAX_POLICY_BYTES = 1024 * 1024
@@ -78,11 +81,24 @@ def read_table(path: Path) -> dict[str, Any] | None:
     if unknown:
         raise ConfigError(
             f"{where}: unknown key(s) {', '.join(unknown)}; the table takes "
-            f"allow = [...] or block = [...]."
+            'allow = [...] or block = [...]. It may also set refused_attempts = "report" or '
+            '"fail".'
         )
     if not table:
         raise ConfigError(f"{where}: no allow = [...] or block = [...] list.")
+    if REFUSED_KEY in table:
+        refused_setting(table[REFUSED_KEY], f"{where} {REFUSED_KEY}")
     return table
+
+
+def refused_setting(value: object, where: str) -> str:
+    """A refused-attempts setting as written, checked: ``"report"`` or ``"fail"``."""
+    from agentloop_tools.web._policy._violation import refused_attempts_value
+
+    try:
+        return refused_attempts_value(value, where)
+    except ValueError as error:
+        raise ConfigError(str(error)) from None
 
 
 def _refuse_near_miss(path: Path, tools: dict[str, Any]) -> None:
@@ -113,6 +129,12 @@ def policy_file(path: Path) -> DomainPolicy:
     except InputError as error:
         raise ConfigError(f"{path}: {error}") from None
     table = data.get("tool", {}).get("agentloop-tools") if "tool" in data else data
+    if isinstance(table, dict) and REFUSED_KEY in table:
+        # Not read from here: a setting that seems to apply and does not is an off-switch.
+        raise ConfigError(
+            f"{path}: {REFUSED_KEY} is not read from a policy file; set it under "
+            f"[{TABLE}] in pyproject.toml or with the ini key {REFUSED_INI_KEY}."
+        )
     return policy_from(table if isinstance(table, dict) else {}, str(path))
 
 
@@ -208,6 +230,9 @@ class ProjectPolicy(NamedTuple):
     read: tuple[Path, ...]
     path: Path | None = None  # the file the policy is written in
     source: PolicySource = "none"  # for code: which of the places wrote it
+    # How refused attempts count by the project's settings, and where "fail" was written.
+    refused_attempts: str = "report"
+    refused_from: str | None = None
 
     def summary(self) -> str:
         """One line for a run's header: the mode, the list's size, where it came from."""
@@ -261,26 +286,17 @@ def project_policy(
         found.append((policy, inifile_name, inifile, "ini"))
     read = [inifile] if inifile is not None else []
     if POLICY_FILE_KEY in settings:
-        [named] = _entries(settings[POLICY_FILE_KEY])[:1] or [""]
-        if not named:
-            raise ConfigError(
-                f"ini key {POLICY_FILE_KEY} in {inifile_name} is set but names no file; name "
-                "a TOML file (relative to the rootdir) or remove the key."
-            )
-        path = rootdir / named
-        if not path.is_file():
-            raise ConfigError(
-                f"ini key {POLICY_FILE_KEY} in {inifile_name} names {named}, but {path} is "
-                "not a file. Fix the path (it is relative to the rootdir) or remove the key."
-            )
+        named, path = _named_policy_file(settings, rootdir, inifile_name)
         found.append((policy_file(path), f"{named} ({POLICY_FILE_KEY})", path, "policy-file"))
         read.append(path)
+    refused = _refused_in_ini(settings, inifile_name)  # where "fail" is written
     pyproject = pyproject_for(inifile, rootdir)
     if pyproject.is_file() and mentions_us(pyproject):
         if pyproject not in read:
             read.append(pyproject)
         table = read_table(pyproject)
-        if table is not None:
+        refused += _refused_in_table(table)
+        if table is not None and set(table) - {REFUSED_KEY}:
             policy = policy_from(table, f"{pyproject} [{TABLE}]")
             found.append((policy, f"pyproject.toml [{TABLE}]", pyproject, "pyproject"))
     if len(found) > 1:
@@ -290,9 +306,50 @@ def project_policy(
             "Which one should win is not a guess to make: keep one."
         )
     if not found:
-        return ProjectPolicy(None, "none", tuple(read))
+        return ProjectPolicy(None, "none", tuple(read), None, "none", *_refused_setting(refused))
     [(policy, origin, written_in, source)] = found
-    return ProjectPolicy(policy, origin, tuple(read), written_in, source)
+    return ProjectPolicy(
+        policy, origin, tuple(read), written_in, source, *_refused_setting(refused)
+    )
+
+
+def _named_policy_file(
+    settings: Mapping[str, list[str]], rootdir: Path, inifile_name: str
+) -> tuple[str, Path]:
+    """The policy file the ini key names, as written and as a path; it must be a file."""
+    [named] = _entries(settings[POLICY_FILE_KEY])[:1] or [""]
+    if not named:
+        raise ConfigError(
+            f"ini key {POLICY_FILE_KEY} in {inifile_name} is set but names no file; name "
+            "a TOML file (relative to the rootdir) or remove the key."
+        )
+    path = rootdir / named
+    if not path.is_file():
+        raise ConfigError(
+            f"ini key {POLICY_FILE_KEY} in {inifile_name} names {named}, but {path} is "
+            "not a file. Fix the path (it is relative to the rootdir) or remove the key."
+        )
+    return named, path
+
+
+def _refused_setting(places: list[str]) -> tuple[str, str | None]:
+    # "fail" anywhere wins: a setting narrows, never lifts another.
+    return ("fail", "; ".join(places)) if places else ("report", None)
+
+
+def _refused_in_table(table: dict[str, Any] | None) -> list[str]:
+    """``[where]`` when the project table sets refused attempts to fail (checked on reading)."""
+    fails = table is not None and table.get(REFUSED_KEY) == "fail"
+    return [f"{REFUSED_KEY} in pyproject.toml [{TABLE}]"] if fails else []
+
+
+def _refused_in_ini(settings: Mapping[str, list[str]], inifile_name: str) -> list[str]:
+    """``[where]`` when the ini key sets refused attempts to fail; a bad value is an error."""
+    if REFUSED_INI_KEY not in settings:
+        return []
+    [value] = _entries(settings[REFUSED_INI_KEY])[:1] or [""]
+    where = f"ini key {REFUSED_INI_KEY} in {inifile_name}"
+    return [where] if refused_setting(value.lower(), where) == "fail" else []
 
 
 def _entries(lines: list[str]) -> list[str]:
@@ -377,7 +434,7 @@ def policy_at(start: Path) -> ProjectPolicy:
     """The project policy a pytest run started in ``start`` would read (the command line)."""
     inifile, rootdir = locate_config(start)
     raw = pytest_settings(inifile) if inifile is not None else None
-    keys = (*INI_POLICY_KEYS, POLICY_FILE_KEY)
+    keys = (*INI_POLICY_KEYS, POLICY_FILE_KEY, REFUSED_INI_KEY)
     settings = {key: lines_of(raw[key]) for key in keys if raw and key in raw}
     return project_policy(inifile, rootdir, settings)
 

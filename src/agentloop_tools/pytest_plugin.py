@@ -30,6 +30,8 @@ from agentloop_tools._plugin.scope import (
     PROPERTY_PREFIX,
     PROVIDER_OPTION,
     RECORD_IN_CI_OPTION,
+    REFUSED_ATTEMPTS_INI,
+    REFUSED_ATTEMPTS_OPTION,
     REPORT_OPTION,
     SESSION_NAME,
     configured,
@@ -168,6 +170,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="Write the same evidence as one self-contained HTML page.",
     )
+    group.addoption(
+        REFUSED_ATTEMPTS_OPTION.flag,
+        dest=REFUSED_ATTEMPTS_OPTION.dest,
+        choices=("report", "fail"),
+        default=None,
+        help="How a URL web_fetch refused before requesting it counts: report (default: "
+        "shown and counted, the test passes) or fail. fail set anywhere (this flag, the "
+        "agentloop_refused_attempts ini key, the project table, a marker) wins.",
+    )
     _add_ini_keys(parser)
 
 
@@ -207,6 +218,11 @@ def _add_ini_keys(parser: pytest.Parser) -> None:
         "agentloop_cassette_age_action",
         "What an old cassette does: warn (default) or fail.",
         default="warn",
+    )
+    parser.addini(
+        REFUSED_ATTEMPTS_INI,
+        "How a URL web_fetch refused before requesting it counts: report (default) or fail.",
+        default="",
     )
     parser.addini(
         "agentloop_volatile_fields",

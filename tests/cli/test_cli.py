@@ -44,7 +44,13 @@ def test_json_output_lists_every_violation_with_its_interaction() -> None:
     assert result.returncode == 1
     document = json.loads(result.stdout)
     assert document["policy"] == {"mode": "block", "domains": ["medium.com"], "from": "--block"}
-    assert document["summary"] == {"files": 2, "violations": 4, "problems": 0}
+    assert document["summary"] == {
+        "files": 2,
+        "violations": 4,
+        "refused_attempts": 0,
+        "failing": 4,
+        "problems": 0,
+    }
     [openai_file] = [f for f in document["files"] if f["path"].endswith("openai-web-search.yaml")]
     assert [(v["where"], v["interaction"], v["rule"]) for v in openai_file["violations"]] == [
         ("source", 0, "medium.com"),

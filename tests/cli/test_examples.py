@@ -28,11 +28,13 @@ STAND_INS = {
 def examples() -> list[tuple[str, str]]:
     found = []
     for source in SOURCES:
-        in_code = False
+        in_code = console = False
         for line in source.read_text(encoding="utf-8").splitlines():
             if line.startswith("```"):
-                in_code = not in_code
-            elif in_code and line.startswith("agentloop-tools "):
+                in_code, console = not in_code, line.strip() == "```console"
+            elif in_code and console and line.startswith("$ agentloop-tools "):
+                found.append((source.name, line[2:].split("  #")[0].strip()))
+            elif in_code and not console and line.startswith("agentloop-tools "):
                 found.append((source.name, line.split("  #")[0].strip()))
     found += [("--help", line.split("  #")[0].strip()) for line in EPILOG.splitlines()
               if line.strip().startswith("agentloop-tools ")]  # fmt: skip
@@ -41,7 +43,7 @@ def examples() -> list[tuple[str, str]]:
 
 def test_the_examples_are_found() -> None:
     commands = {command.split()[1] for _, command in examples()}
-    assert commands == {"audit", "evidence", "scan", "explain"}
+    assert commands == {"audit", "evidence", "scan", "explain", "adopt"}
 
 
 # Options that take no value.
@@ -78,6 +80,10 @@ def test_each_example_runs(source: str, example: str, order: str, tmp_path: Path
     (tmp_path / "day.jsonl").write_text(transcript.model_dump_json() + "\n")  # a log
     arguments = shlex.split(example)[1:]
     arguments = [STAND_INS.get(argument, argument) for argument in arguments]
+    if arguments[0] == "adopt":  # it writes the cassette it is given: a copy, never the demo's
+        copy = tmp_path / "adopted.yaml"
+        copy.write_bytes(ANTHROPIC_DEMO.read_bytes())
+        arguments[1] = str(copy)
     if order == "options first":
         arguments = reordered(arguments)
     if "--baseline" in arguments:  # the file an earlier --write-baseline step wrote

@@ -95,12 +95,14 @@ def reported(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pyte
 def test_the_json_report_shows_the_tool_calls_and_the_links(reported: pytest.Pytester) -> None:
     [test] = json.loads((reported.path / "evidence.json").read_text())["tests"]
     assert test["cassette"]["path"] == "cassettes/test_agent/test_agent.yaml"
-    # The plugin's own failure says the tool refused the fetch: nothing was read.
+    # The plugin's own failure says the tool refused the fetch: the policy held, and
+    # that attempt alone would not fail the test (the answer's links do).
     assert test["failure"]["kind"] == "domain-policy"
     assert (
         "  - tool-call message 3: https://evil.example/page  [not on the allowlist]\n"
-        "      web_fetch refused it ([blocked-by-policy]): nothing was read\n"
+        "      refused by web_fetch ([blocked-by-policy]): the policy held, nothing was read\n"
     ) in test["failure"]["message"]
+    assert 'does not fail the test (refused_attempts="report")' in test["failure"]["message"]
     [conversation] = test["conversations"]
     search, refused, fetched = conversation["tool_calls"]
     assert (search["tool"], search["query"], search["status"], search["withheld"]) == (
@@ -221,7 +223,8 @@ def test_the_html_report_shows_the_tools_and_the_answer_as_read(
     ]
     assert seen["fetched"] == ["read: https://docs.python.org/3/tutorial/"]
     assert seen["callFlags"] == [
-        "VIOLATION (tool-call): https://evil.example/page (not on the allowlist)"
+        "REFUSED ATTEMPT (tool-call): https://evil.example/page (not on the allowlist; "
+        "refused by the tool, nothing read: the policy held)"
     ]
     assert seen["pointers"] == [{"text": "see tool call 2", "target": "tool-call violating"}]
     assert seen["heading"] == "The new REPL"

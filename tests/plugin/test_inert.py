@@ -47,6 +47,8 @@ def test_each_option_of_the_plugin_stops_the_run(
     value = [] if option.default is False else ["report.json"]
     if option == scope.PROVIDER_OPTION:
         value = ["anthropic"]
+    if option == scope.REFUSED_ATTEMPTS_OPTION:
+        value = ["fail"]
     result = old.runpytest(option.flag, *value)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert NEEDS in result.stderr.str()

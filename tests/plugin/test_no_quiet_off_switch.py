@@ -183,7 +183,8 @@ def test_replace_takes_true_or_false_only(project: pytest.Pytester, value: str) 
             "pyproject.toml",
             '[tool.agentloop-tools]\nblocked = ["wikipedia.org"]\n',
             "ERROR: *pyproject.toml [[]tool.agentloop-tools]: unknown key(s) blocked; the table "
-            "takes allow = [[]...] or block = [[]...].",
+            "takes allow = [[]...] or block = [[]...]. It may also set refused_attempts = "
+            '"report" or "fail".',
         ),
         (
             "pyproject.toml",

@@ -44,6 +44,7 @@ def test_the_json_report_and_terminal_summary(project: pytest.Pytester) -> None:
         "tests_with_evidence": 1,
         "failed": 1,
         "violations": 2,
+        "refused_attempts": 0,
         "pages_with_violations": 1,
     }
     [test] = document["tests"]

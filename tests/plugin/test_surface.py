@@ -279,7 +279,7 @@ def test_help_markers_and_header(project: pytest.Pytester) -> None:
     markers.stdout.fnmatch_lines(
         [
             "@pytest.mark.domain_policy(*, allow=None, block=None, policy=None, "
-            "require_evidence=True, replace=False):*"
+            "require_evidence=True, replace=False, refused_attempts='report'):*"
         ]
     )
     project.makepyfile(test_nothing="def test_nothing(): pass")

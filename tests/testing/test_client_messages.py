@@ -11,22 +11,55 @@ from tests.testing.client_agent import research
 POLICY = DomainPolicy.allow(["python.org"])
 
 
-def test_a_fetch_the_tool_refused_says_nothing_was_read() -> None:
+def test_a_fetch_the_tool_refused_passes_by_default_the_policy_held() -> None:
+    transcript = research(
+        "I could not read that page.", fetch=["https://evil.example/page"], policy=POLICY
+    )
+    [found] = POLICY.audit(transcript)  # still returned, marked
+    assert found.refused
+    assert_no_violations(transcript, POLICY)
+
+
+def test_a_refused_fetch_fails_when_asked_and_says_nothing_was_read() -> None:
     transcript = research(
         "I could not read that page.", fetch=["https://evil.example/page"], policy=POLICY
     )
     with pytest.raises(EvidenceAssertionError) as raised:
-        assert_no_violations(transcript, POLICY)
+        assert_no_violations(transcript, POLICY, refused_attempts="fail")
     lines = str(raised.value).splitlines()
+    assert lines[0].startswith("assert_no_violations: 1 domain policy violation, refused by the")
     assert lines[1] == (
         "  - tool-call message 3: https://evil.example/page  [not on the allowlist]"
     )
-    assert lines[2] == "      web_fetch refused it ([blocked-by-policy]): nothing was read"
+    assert lines[2] == (
+        "      refused by web_fetch ([blocked-by-policy]): the policy held, nothing was read"
+    )
     assert lines[4].startswith(
-        "Each line is a URL the model asked web_fetch for; the tool refused it, so nothing "
-        "was requested or read"
+        "Each line is a URL web_fetch refused before requesting it: nothing was read and "
+        "the policy held. It fails this test because refused attempts are set to fail "
+        "(assert_no_violations(refused_attempts='fail'))."
     )
     assert "search filter" not in str(raised.value)
+
+
+def test_a_refused_fetch_beside_a_real_violation_is_shown_and_said_not_to_fail() -> None:
+    transcript = research(
+        "See [this](https://evil.example/other).",
+        fetch=["https://evil.example/page"],
+        policy=POLICY,
+    )
+    with pytest.raises(EvidenceAssertionError) as raised:
+        assert_no_violations(transcript, POLICY)
+    text = str(raised.value)
+    assert "2 domain policy violations, 1 of them refused by the tool" in text
+    assert "refused by web_fetch ([blocked-by-policy]): the policy held" in text
+    assert 'does not fail the test (refused_attempts="report")' in text
+    assert "keep the model from asking" not in text
+
+
+def test_a_bad_refused_attempts_value_names_the_allowed_ones() -> None:
+    with pytest.raises(ValueError, match="use 'report' or 'fail'"):
+        assert_no_violations([], POLICY, refused_attempts="warn")
 
 
 def test_a_fetch_that_read_a_page_says_what_it_read() -> None:

@@ -119,8 +119,9 @@ def test_a_crash_under_a_custom_name_still_carries_the_urls_requested() -> None:
     assert result.content.startswith("Error: [fetch-error] ")
     assert "RuntimeError" in result.content
     found = [entry for entries in reached(transcript.messages).values() for entry in entries]
-    assert ("tool-call", "https://a.example/start") in found
-    assert ("redirect", "https://b.example/next") in found
+    # (A crash is no refusal: both were requested.)
+    assert ("tool-call", "https://a.example/start", False) in found
+    assert ("redirect", "https://b.example/next", False) in found
     audit = DomainPolicy.allow(["c.example"]).audit(transcript)
     assert {(v.where, v.url) for v in audit} >= {
         ("tool-call", "https://a.example/start"),

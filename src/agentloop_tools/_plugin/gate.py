@@ -31,6 +31,8 @@ class Rules(NamedTuple):
     origin: str | None  # where that policy was written
     project_origin: str | None  # the project policy's origin, when there is one
     record_in_ci: bool  # --agentloop-record-in-ci
+    refused_attempts: str = "report"  # how a URL web_fetch refused counts
+    refused_from: str | None = None  # where "fail" was set
 
 
 class Verdict(NamedTuple):
@@ -100,14 +102,23 @@ def _late_breach(item: pytest.Item, rules: Rules, evidence: AgentloopEvidence | 
         return None
     from agentloop_tools._plugin.cassette import provider_answers
     from agentloop_tools.testing._violation_report import violation_report
+    from agentloop_tools.web._policy._violation import failing
 
     found = [v for v in evidence.audit(rules.policy) if v.conversation >= conversations]
-    if not found:
-        return None
     item.stash[VIOLATIONS] = item.stash.get(VIOLATIONS, 0) + len(found)
+    item.stash[REFUSED] = item.stash.get(REFUSED, 0) + sum(v.refused for v in found)
+    if not failing(found, rules.refused_attempts):
+        return None
     item.stash[LATE_BREACH] = True
     every = [transcript.messages for transcript in evidence.transcripts]
-    report = violation_report(found, every, rules.policy, several=True)
+    report = violation_report(
+        found,
+        every,
+        rules.policy,
+        several=True,
+        refused_attempts=rules.refused_attempts,
+        setting_from=rules.refused_from,
+    )
     late = sorted({v.conversation + 1 for v in found})
     # Answers the observer saw after the body that the cassette did not serve: those
     # conversations ran with the cassette closed (or on a transport of their own).
@@ -226,18 +237,29 @@ def _audit(item: pytest.Item, rules: Rules, evidence: AgentloopEvidence | None) 
         return
     from agentloop_tools._plugin.failures import fail
     from agentloop_tools.testing._violation_report import violation_report
+    from agentloop_tools.web._policy._violation import failing
 
     found = evidence.audit(rules.policy)
     item.stash[VIOLATIONS] = len(found)
-    if found:
+    item.stash[REFUSED] = sum(v.refused for v in found)
+    # A refused attempt (the tool refused the URL, nothing was read) fails only when
+    # refused attempts are set to fail; it is counted and shown all the same.
+    if failing(found, rules.refused_attempts):
         conversations = [transcript.messages for transcript in evidence.transcripts]
-        several = len(conversations) > 1
-        report = violation_report(found, conversations, rules.policy, several=several)
+        report = violation_report(
+            found,
+            conversations,
+            rules.policy,
+            several=len(conversations) > 1,
+            refused_attempts=rules.refused_attempts,
+            setting_from=rules.refused_from,
+        )
         fail(f"{report}\n(policy from {rules.origin})", "domain-policy")
 
 
 # What the session's report reads of a judged test.
-VIOLATIONS = pytest.StashKey[int]()
+VIOLATIONS = pytest.StashKey[int]()  # every violation the audit found
+REFUSED = pytest.StashKey[int]()  # of which attempts the policy held (Violation.refused)
 LATE_BREACH = pytest.StashKey[bool]()  # a conversation run by teardown breached
 # Conversations, answers seen and answers the cassette served, when the body ended.
 _JUDGED = pytest.StashKey[tuple[int, int, int]]()

@@ -37,7 +37,7 @@ class MarkerOptions:
     name is refused before this is built, naming every one of them.
     """
 
-    FIELDS = ("allow", "block", "policy", "require_evidence", "replace")
+    FIELDS = ("allow", "block", "policy", "require_evidence", "replace", "refused_attempts")
 
     def __init__(
         self,
@@ -47,12 +47,14 @@ class MarkerOptions:
         policy: object = None,
         require_evidence: object = True,
         replace: object = False,
+        refused_attempts: object = "report",
     ) -> None:
         self.allow = allow
         self.block = block
         self.policy = policy
         self.require_evidence = require_evidence
         self.replace = replace
+        self.refused_attempts = refused_attempts
 
 
 class Layer(NamedTuple):
@@ -68,6 +70,8 @@ class Marker(NamedTuple):
     layers: tuple[Layer, ...]
     require_evidence: bool
     replace: bool  # a marker with replace=True is (with any closer one) the whole policy
+    refused_attempts: str = "report"  # "fail" when any marker on the path says so
+    refused_from: str | None = None  # which marker said "fail"
 
     @property
     def policy(self) -> DomainPolicy:
@@ -110,7 +114,12 @@ def default_policy(config: pytest.Config) -> ProjectPolicy:
     and ``[tool.agentloop-tools]`` in pytest's pyproject.toml (its configuration file,
     else the rootdir's); never a parent folder's. Two of them at once is an error.
     """
-    from agentloop_tools._config import INI_POLICY_KEYS, POLICY_FILE_KEY, project_policy
+    from agentloop_tools._config import (
+        INI_POLICY_KEYS,
+        POLICY_FILE_KEY,
+        REFUSED_INI_KEY,
+        project_policy,
+    )
     from agentloop_tools._errors import ConfigError
 
     settings = {
@@ -118,8 +127,9 @@ def default_policy(config: pytest.Config) -> ProjectPolicy:
         for key in INI_POLICY_KEYS
         if ini_is_set(config, key)
     }
-    if ini_is_set(config, POLICY_FILE_KEY):
-        settings[POLICY_FILE_KEY] = [str(config.getini(POLICY_FILE_KEY) or "")]
+    for key in (POLICY_FILE_KEY, REFUSED_INI_KEY):
+        if ini_is_set(config, key):
+            settings[key] = [str(config.getini(key) or "")]
     try:
         found = project_policy(config.inipath, config.rootpath, settings)
     except ConfigError as error:
@@ -198,6 +208,8 @@ def read_marker(item: pytest.Item) -> Marker:
     policy, do not apply. Two markers on one node (stacked decorators, a decorator and
     ``pytest.param(marks=...)``) are refused: which one was meant is not the plugin's
     guess to make. ``require_evidence`` is the closest marker's that says it.
+    ``refused_attempts`` is ``"fail"`` when any marker on the path says so, beyond a
+    ``replace=True`` one too (that replaces the lists, not this): it narrows, never lifts.
     """
     marked = list(item.iter_markers_with_node(MARKER_NAME))
     assert marked, "read_marker is only called for marked tests"
@@ -209,7 +221,7 @@ def read_marker(item: pytest.Item) -> Marker:
     layers: list[Layer] = []
     require: bool | None = None
     replace = False
-    for node, marker, (policy, require_evidence, replaces) in read:
+    for node, marker, (policy, require_evidence, replaces, _) in read:
         on = "" if len(read) == 1 else f" on {_node_name(item, node)}"
         layers.append(Layer(policy, f"the domain_policy marker{on}"))
         if require is None and "require_evidence" in marker.kwargs:
@@ -217,12 +229,24 @@ def read_marker(item: pytest.Item) -> Marker:
         if replaces:
             replace = True
             break
-    return Marker(tuple(layers), True if require is None else require, replace)
+    failing = [node for node, _, read_one in read if read_one[3] == "fail"]
+    refused_from = (
+        f"refused_attempts='fail' on the domain_policy marker of {_node_name(item, failing[0])}"
+        if failing
+        else None
+    )
+    return Marker(
+        tuple(layers),
+        True if require is None else require,
+        replace,
+        "fail" if failing else "report",
+        refused_from,
+    )
 
 
 def _read_one(
     item: pytest.Item, node: Node, marker: pytest.Mark
-) -> tuple[DomainPolicy, bool, bool]:
+) -> tuple[DomainPolicy, bool, bool, str]:
     """One ``domain_policy`` marker, or a usage error naming the test, the marker and the fix."""
     from agentloop_tools._config import build_policy
     from agentloop_tools._errors import ConfigError
@@ -246,6 +270,12 @@ def _read_one(
         value = getattr(options, name)
         if not isinstance(value, bool):
             raise pytest.UsageError(f"{where}: {name} must be True or False, got {value!r}.")
+    from agentloop_tools.web._policy._violation import refused_attempts_value
+
+    try:
+        refused = refused_attempts_value(options.refused_attempts, f"{where}: refused_attempts")
+    except ValueError as error:
+        raise pytest.UsageError(str(error)) from None
     try:
         policy = build_policy(
             where,
@@ -261,7 +291,7 @@ def _read_one(
             f"{where}: pass exactly one of allow=[...], block=[...] or policy=DomainPolicy "
             f"({example})."
         )
-    return policy, bool(options.require_evidence), bool(options.replace)
+    return policy, bool(options.require_evidence), bool(options.replace), refused
 
 
 def _node_name(item: pytest.Item, node: Node) -> str:

@@ -59,7 +59,7 @@ class RunReport:
                 self.records.append(value)
                 if str(report.outcome) == "rerun":  # pytest-rerunfailures: an attempt, retried
                     value["outcome"] = "rerun"
-                    if value.get("violation_count"):
+                    if failing_count(value):
                         self.breached_attempts.append(value)
 
     def _replace(self, record: dict[str, Any]) -> None:
@@ -84,8 +84,9 @@ class RunReport:
         if not self.records and not self.not_audited and not self.replaced:
             return []
         conversations = sum(r["conversation_count"] for r in self.records)
-        violations = [r["violation_count"] for r in self.records]
+        violations = [failing_count(r) for r in self.records]
         breached = sum(1 for count in violations if count)
+        refused = [r.get("refused_count", 0) for r in self.records]
         lines = [messages.not_audited(nodeid) for nodeid in self.not_audited]
         lines += [messages.replaced(entry["test"], entry["project"]) for entry in self.replaced]
         attempts: dict[str, int] = {}
@@ -94,12 +95,13 @@ class RunReport:
             if record in self.breached_attempts:
                 lines.append(
                     messages.breached_attempt(
-                        record["test"], attempts[record["test"]], record["violation_count"]
+                        record["test"], attempts[record["test"]], failing_count(record)
                     )
                 )
         lines.append(
             f"{len(self.records)} test(s) with agent evidence, {conversations} conversation(s); "
             f"{sum(violations)} domain policy violation(s) in {breached} test(s)"
+            + _refused_note(self.records, refused)
         )
         for option in FILE_OPTIONS:
             path = self.config.getoption(option.dest)
@@ -118,6 +120,41 @@ class RunReport:
             _report.write_json(json_path, self.records)
         if html_path:
             _report.write_html(html_path, self.records)
+
+
+def failing_count(record: dict[str, Any]) -> int:
+    """The violations that failed a test's record: refused attempts only when set to fail."""
+    count = int(record.get("violation_count") or 0)
+    if record.get("refused_attempts") == "fail":
+        return count
+    return count - int(record.get("refused_count") or 0)
+
+
+def _refused_note(records: list[dict[str, Any]], refused: list[int]) -> str:
+    """What the count says of refused attempts (URLs web_fetch refused: the policy held)."""
+    if not sum(refused):
+        return ""
+    failing = sum(
+        count for record, count in zip(records, refused, strict=True)
+        if record.get("refused_attempts") == "fail"
+    )  # fmt: skip
+    held = sum(refused) - failing
+    what = "web_fetch refused the URL and read nothing, the policy held"
+    notes = []
+    if failing:
+        notes.append(
+            f"{failing} of them refused attempt(s) ({what}), failing (refused_attempts = fail)"
+        )
+    if held:
+        tests = sum(
+            1 for record, count in zip(records, refused, strict=True)
+            if count and record.get("refused_attempts") != "fail"
+        )  # fmt: skip
+        notes.append(
+            f"{held} refused attempt(s) in {tests} test(s) ({what}), not failing "
+            "(refused_attempts = report)"
+        )
+    return "".join(f"; {note}" for note in notes)
 
 
 def _pairs(report: pytest.TestReport) -> list[tuple[str, Any]]:

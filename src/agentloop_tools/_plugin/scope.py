@@ -25,8 +25,7 @@ if TYPE_CHECKING:
 SESSION_NAME = "agentloop-tools-session"
 MARKER_NAME = "domain_policy"
 # The marker's keywords; one of them on a marker (even a near miss of its name) is an
-# attempt to configure us. refused_attempts and replace are the marker design's next
-# keywords: written today, they are refused by name, never taken for a stranger's.
+# attempt to configure us.
 MARKER_KEYWORDS = frozenset(
     {"allow", "block", "policy", "require_evidence", "refused_attempts", "replace"}
 )
@@ -34,9 +33,10 @@ MARKER_KEYWORDS = frozenset(
 # registration of the project's own.
 MARKER_LINE = (
     f"{MARKER_NAME}(*, allow=None, block=None, policy=None, require_evidence=True, "
-    "replace=False): audit everything this test's agents did against a domain policy, "
-    "with every other marker on its path and the project policy (replace=True: this "
-    "marker alone); a violation, or no agent evidence at all, fails the test "
+    "replace=False, refused_attempts='report'): audit everything this test's agents did "
+    "against a domain policy, with every other marker on its path and the project policy "
+    "(replace=True: this marker alone); a violation, or no agent evidence at all, fails "
+    "the test (refused_attempts='fail': a URL web_fetch refused fails it too) "
     "(agentloop-tools' testing guide)."
 )
 # Every ini key the plugin registers: a near miss of one, or any other agentloop_* key,
@@ -50,6 +50,7 @@ PLUGIN_INI_KEYS = (
     "agentloop_max_cassette_age",
     "agentloop_cassette_age_action",
     "agentloop_volatile_fields",
+    "agentloop_refused_attempts",
 )
 # What a test's report carries to the controller (xdist) when the plugin acted on it.
 PROPERTY_PREFIX = "agentloop_tools"
@@ -86,12 +87,16 @@ RECORD_IN_CI_OPTION = Option("--agentloop-record-in-ci", "agentloop_record_in_ci
 FROM_SCRIPTS_OPTION = Option("--agentloop-from-scripts", "agentloop_from_scripts", False)
 REPORT_OPTION = Option("--agentloop-report", "agentloop_report")
 HTML_REPORT_OPTION = Option("--agentloop-report-html", "agentloop_report_html")
+# Named as the issue's design names it (its ini key and table key say the same words).
+REFUSED_ATTEMPTS_OPTION = Option("--refused-attempts", "agentloop_refused_attempts")
+REFUSED_ATTEMPTS_INI = "agentloop_refused_attempts"
 OPTIONS = (
     PROVIDER_OPTION,
     RECORD_IN_CI_OPTION,
     FROM_SCRIPTS_OPTION,
     REPORT_OPTION,
     HTML_REPORT_OPTION,
+    REFUSED_ATTEMPTS_OPTION,
 )
 
 EVIDENCE: pytest.StashKey[AgentloopEvidence] = pytest.StashKey()

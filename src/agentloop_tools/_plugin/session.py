@@ -41,6 +41,7 @@ from agentloop_tools._plugin.scope import (
     MARKER_NAME,
     PROVIDER_OPTION,
     RECORD_IN_CI_OPTION,
+    REFUSED_ATTEMPTS_OPTION,
     in_scope,
     marker_near_miss,
     registered_markers,
@@ -74,6 +75,8 @@ class AgentloopSession:
         # (Recording in CI is refused per test, for the tests that use the plugin: a
         # project that only uses pytest-recording must run as it would without us.)
         self.default: ProjectPolicy = default_policy(config)
+        # Where refused attempts were set to fail for the whole run (None: report).
+        self.refused_from = _refused_from(config, self.default)
         self.max_cassette_age, self.cassette_age_action = _cassette_age(config)
         prepare_report_paths(config)
         self.replay_clients = ReplayClients()
@@ -91,6 +94,7 @@ class AgentloopSession:
             or self.report.wanted()
             or bool(self.config.getoption(RECORD_IN_CI_OPTION.dest))
             or bool(self.config.getoption(FROM_SCRIPTS_OPTION.dest))
+            or self.refused_from is not None
         )
 
     def header(self) -> list[str] | None:
@@ -98,9 +102,10 @@ class AgentloopSession:
         if not self.configured():
             return None
         record_mode = self.config.getoption("record_mode", default=None) or "none"
+        refused = ", refused attempts=fail" if self.refused_from is not None else ""
         lines = [
             f"agentloop-tools: provider={self.provider or 'from LLM_PROVIDER'}, "
-            f"record-mode={record_mode}, default policy={self.default.summary()}"
+            f"record-mode={record_mode}, default policy={self.default.summary()}{refused}"
         ]
         if self.config.getoption("verbose", 0) > 0:
             read = ", ".join(str(path) for path in self.default.read) or "no configuration file"
@@ -253,13 +258,18 @@ class AgentloopSession:
         if not ours and (self.default.policy is None or "vcr" not in _funcargs(item)):
             return None
         policy, origin = self.policy_for(item)
+        marker = item.stash.get(MARKER, None)
+        # "fail" anywhere on the test's path or in the run wins: it narrows, never lifts.
+        refused_from = self.refused_from or (marker.refused_from if marker is not None else None)
         return gate.Rules(
             ours=ours,
-            marker=item.stash.get(MARKER, None),
+            marker=marker,
             policy=policy,
             origin=origin,
             project_origin=self.default.origin if self.default.policy is not None else None,
             record_in_ci=bool(self.config.getoption(RECORD_IN_CI_OPTION.dest)),
+            refused_attempts="fail" if refused_from is not None else "report",
+            refused_from=refused_from,
         )
 
     def report_of(
@@ -315,6 +325,9 @@ class AgentloopSession:
         full = self.report.wanted()
         record = record_of(item, evidence, report, policy, origin, full=full, error=error)
         record["violation_count"] = item.stash.get(gate.VIOLATIONS, 0)
+        record["refused_count"] = item.stash.get(gate.REFUSED, 0)
+        rules = self.rules(item)
+        record["refused_attempts"] = rules.refused_attempts if rules is not None else "report"
         marker = item.stash.get(MARKER, None)
         if marker is not None and marker.replace:
             record["replace"] = True
@@ -386,6 +399,21 @@ def _default_provider(config: pytest.Config) -> str | None:
         where = PROVIDER_OPTION.flag if option is not None else "ini key agentloop_provider"
         raise pytest.UsageError(messages.unknown_provider_setting(where, provider, list(PROVIDERS)))
     return str(provider) if provider else None
+
+
+def _refused_from(config: pytest.Config, project: ProjectPolicy) -> str | None:
+    """Where the run's configuration sets refused attempts to fail, or None (report).
+
+    The flag, the ini key and the project table: "fail" in any of them wins (a flag of
+    ``report`` does not lift a project's ``fail``). Bad values stopped the run already
+    (the flag's choices, the ini key and table as the project policy was read).
+    """
+    places = []
+    if config.getoption(REFUSED_ATTEMPTS_OPTION.dest) == "fail":
+        places.append(f"{REFUSED_ATTEMPTS_OPTION.flag} fail")
+    if project.refused_from is not None:
+        places.append(project.refused_from)
+    return "; ".join(places) or None
 
 
 def _cassette_age(config: pytest.Config) -> tuple[str, str]:

@@ -18,6 +18,10 @@ def document(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
             # A refused cassette fails at teardown: pytest calls that an error.
             "failed": sum(1 for r in records if r.get("outcome") in ("failed", "error")),
             "violations": sum(len(c["violations"]) for c in conversations),
+            # Of which URLs web_fetch refused before requesting them (the policy held).
+            "refused_attempts": sum(
+                1 for c in conversations for v in c["violations"] if v.get("refused")
+            ),
             "pages_with_violations": sum(len(c.get("pages", [])) for c in conversations),
         },
     }

@@ -47,6 +47,7 @@ def violation_entry(violation: Violation, **context: Any) -> dict[str, Any]:
         "rule": violation.rule,
         "verdict": violation.verdict,
         "span": list(violation.span) if violation.span else None,
+        "refused": violation.refused,
         **context,
     }
 

@@ -62,7 +62,9 @@ def html_page(records: Sequence[dict[str, Any]]) -> str:
         "<h1>agentloop-tools evidence report</h1>",
         f"<p class='meta' id='summary'>{summary['tests_with_evidence']} test(s) with evidence, "
         f"{summary['failed']} failed, {summary['violations']} violation(s) on "
-        f"{summary['pages_with_violations']} page(s).</p>",
+        f"{summary['pages_with_violations']} page(s)"
+        + _refused_summary(summary.get("refused_attempts", 0))
+        + ".</p>",
     ]
     for record in records:
         parts.append(_html_test(record))
@@ -198,6 +200,14 @@ def _html_sources(sources: list[dict[str, Any]]) -> list[str]:
     return out
 
 
+# A refused attempt, in words: the tool refused the URL, so the policy held.
+REFUSED_NOTE = "; refused by the tool, nothing read: the policy held"
+
+
+def _refused_summary(count: int) -> str:
+    return f", of which {count} refused attempt(s) (the policy held)" if count else ""
+
+
 def _html_violations(
     conversation: dict[str, Any], call_ids: dict[tuple[str, int], str]
 ) -> list[str]:
@@ -224,9 +234,10 @@ def _html_violations(
                 if target
                 else ""
             )
+            held = REFUSED_NOTE if violation.get("refused") else ""
             out.append(
                 f"<li>{_h(violation['where'])} message {violation['message_index']}: "
-                f"{_h(violation['url'])} ({_h(violation['verdict'])}){pointer}</li>"
+                f"{_h(violation['url'])} ({_h(violation['verdict'])}{held}){pointer}</li>"
             )
         out.append("</ul>")
     return out
@@ -282,9 +293,11 @@ def _html_call(call: dict[str, Any], number: int, anchor: str) -> str:
     if call["status"] in ("refused", "failed") and call["error"]:
         out.append(f"<pre class='message'>{_h(call['error'])}</pre>")
     for violation in call["violations"]:
+        flag = "REFUSED ATTEMPT" if violation.get("refused") else "VIOLATION"
+        held = REFUSED_NOTE if violation.get("refused") else ""
         out.append(
-            f"<p class='flag'>VIOLATION ({_h(violation['where'])}): {_h(violation['url'])} "
-            f"({_h(violation['verdict'])})</p>"
+            f"<p class='flag'>{flag} ({_h(violation['where'])}): {_h(violation['url'])} "
+            f"({_h(violation['verdict'])}{held})</p>"
         )
     out.append("</div>")
     return "\n".join(out)

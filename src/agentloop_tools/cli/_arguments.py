@@ -114,6 +114,14 @@ def _audit(commands: Any) -> argparse.ArgumentParser:
         help="audit in N processes (files, and pieces of transcript logs); same output",
     )
     audit.add_argument(
+        "--refused-attempts",
+        choices=("report", "fail"),
+        default=None,
+        help="how a URL web_fetch refused before requesting it counts (the policy held): "
+        "report (default: listed and counted, exit 0 on it alone) or fail (exit 1); fail "
+        "in the project's agentloop_refused_attempts or refused_attempts wins",
+    )
+    audit.add_argument(
         "--strict-baseline",
         action="store_true",
         help="with --baseline: a stale entry (no longer found) fails the run too",

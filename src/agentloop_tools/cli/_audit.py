@@ -38,6 +38,9 @@ def audit(args: argparse.Namespace) -> int:
 
         # The project's policy: each cassette as pytest audited it (with its markers).
         policy = ProjectAsInPytest(policy, origin)
+    from agentloop_tools.cli import _refused
+
+    refused_attempts = _refused.setting(args)
     found = collect_for(args, hint_domains=bool(args.allow or args.block))
     require_something(found, args.paths, "audit")
     audits = _audit_all(found, policy, args.jobs)
@@ -49,6 +52,8 @@ def audit(args: argparse.Namespace) -> int:
         )
     except BaselineError as error:
         raise UsageProblem(str(error)) from None
+    _refused.mark(audits, refused_attempts[0])
+    args.refused_setting = refused_attempts  # for the table's summary
     _write(args, audits, policy, origin, found, outcome)
     _output.report_skipped(found.skipped)
     _output.report_ignored(found.ignored)
@@ -58,7 +63,8 @@ def audit(args: argparse.Namespace) -> int:
     if outcome is not None:
         return _baseline_exit(outcome, args.strict_baseline, audits, problems)
     # A violation found is a violation whatever else could not be read: 1 wins over 2.
-    if any(audit.violations for audit in audits):
+    # (A refused attempt counts only when refused attempts are set to fail.)
+    if _refused.failing(audits):
         return EXIT_FOUND
     return EXIT_USAGE if problems else EXIT_CLEAN
 
@@ -111,9 +117,11 @@ def _write(
     }
     formatter = formatters[args.format]
     # What the table and JSON formats add: files left out, and the baseline's outcome.
-    extra = (
+    extra: dict[str, Any] = (
         {"found": found, "outcome": outcome} if args.format in ("table", "json", "github") else {}
     )
+    if args.format in ("table", "json", "github"):
+        extra["refused_attempts"] = args.refused_setting
     exact = args.format in ("json", "junit", "sarif")  # JSON as recorded; junit escapes itself
     _output.emit(
         args.output, lambda out: formatter(audits, policy, origin, out, **extra), exact=exact
@@ -178,6 +186,8 @@ def _baseline_exit(outcome: Any, strict: bool, audits: list[FileAudit], problems
         )
         for key in comparison.stale:
             stderr(f"  stale: {describe(key)}")
-    if any(audit.violations for audit in audits) or (strict and comparison.stale):
+    from agentloop_tools.cli._refused import failing
+
+    if failing(audits) or (strict and comparison.stale):
         return EXIT_FOUND
     return EXIT_USAGE if problems else EXIT_CLEAN

@@ -192,7 +192,10 @@ def audit_table(
     out: TextIO,
     found: Found | None = None,
     outcome: Any = None,
+    refused_attempts: tuple[str, str | None] = ("report", None),
 ) -> None:
+    from agentloop_tools.cli import _refused
+
     total = 0
     for audit in audits:
         if audit.violations:
@@ -202,22 +205,35 @@ def audit_table(
             where = "-" if v["interaction"] is None else f"interaction {v['interaction']}"
             out.write(
                 f"  {where:<15} {visible(v['where']):<9} {visible(v['url'])}  "
-                f"[{visible(v['verdict'])}]\n"
+                f"[{visible(v['verdict'])}{_refused.note(v)}]\n"
             )
         for problem in audit.problems:
             out.write(f"could not read {where_of(problem)}: {visible(problem['reason'])}\n")
     problems = sum(len(audit.problems) for audit in audits)
-    out.write(("\n" if total or problems else "") + summary(audits, policy, origin, outcome) + "\n")
+    out.write(
+        ("\n" if total or problems else "")
+        + summary(audits, policy, origin, outcome, refused_attempts)
+        + "\n"
+    )
 
 
-def summary(audits: list[FileAudit], policy: Any, origin: str, outcome: Any = None) -> str:
+def summary(
+    audits: list[FileAudit],
+    policy: Any,
+    origin: str,
+    outcome: Any = None,
+    refused_attempts: tuple[str, str | None] = ("report", None),
+) -> str:
     """The audit's one-line summary (the table's last line, the github format's notice)."""
+    from agentloop_tools.cli import _refused
+
     total = sum(len(audit.violations) for audit in audits)
     files_with = sum(1 for audit in audits if audit.violations)
     problems = sum(len(audit.problems) for audit in audits)
     return (
         f"{total} violation(s) in {files_with} of {len(audits)} file(s); "
         f"policy {visible(repr(policy))} from {visible(origin)}."
+        + _refused.summary(audits, *refused_attempts)
         + (f" {problems} input problem(s): the audit is incomplete." if problems else "")
         + _baseline_note(outcome)
     )
@@ -241,7 +257,11 @@ def audit_json(
     out: TextIO,
     found: Found | None = None,
     outcome: Any = None,
+    refused_attempts: tuple[str, str | None] = ("report", None),
 ) -> None:
+    from agentloop_tools.cli._refused import fails
+
+    every = [v for audit in audits for v in audit.violations]
     document = {
         "policy": {"mode": policy.mode, "domains": list(policy.domains), "from": origin},
         "files": [
@@ -256,9 +276,14 @@ def audit_json(
         ],
         "summary": {
             "files": len(audits),
-            "violations": sum(len(audit.violations) for audit in audits),
+            "violations": len(every),
+            # Of which URLs web_fetch refused before requesting them (the policy held),
+            # and how many fail the run (refused attempts only when set to fail).
+            "refused_attempts": sum(1 for v in every if v.get("refused")),
+            "failing": sum(1 for v in every if fails(v)),
             "problems": sum(len(audit.problems) for audit in audits),
         },
+        "refused_attempts": {"setting": refused_attempts[0], "from": refused_attempts[1]},
         # Files --exclude, --respect-gitignore and the JSON check left out, counted.
         "left_out": left_out(found),
     }
@@ -281,10 +306,12 @@ def audit_github(
     out: TextIO,
     found: Found | None = None,
     outcome: Any = None,
+    refused_attempts: tuple[str, str | None] = ("report", None),
 ) -> None:
     """Workflow commands: one annotation per violation and per input problem, at the line
     its interaction starts on when known (SARIF's region), then one summary notice, so a
     run with nothing (new) to annotate still says what it read."""
+    from agentloop_tools.cli._refused import fails, note
     from agentloop_tools.cli._sarif import interaction_lines
 
     for audit in audits:
@@ -292,10 +319,19 @@ def audit_github(
         file = gh_property(visible(audit.path))
         for v in audit.violations:
             where = "" if v["interaction"] is None else f" (interaction {v['interaction']})"
-            message = f"{visible(v['where'])} {visible(v['url'])}: {visible(v['verdict'])}{where}"
+            message = (
+                f"{visible(v['where'])} {visible(v['url'])}: {visible(v['verdict'])}"
+                f"{note(v)}{where}"
+            )
+            # A refused attempt that does not fail the run is a warning, not an error.
+            level, title = (
+                ("error", "Domain policy violation")
+                if fails(v)
+                else ("warning", "Refused attempt (the policy held)")
+            )
             out.write(
-                f"::error file={file}{_gh_region(v['interaction'], lines)},"
-                f"title=Domain policy violation::{gh(message)}\n"
+                f"::{level} file={file}{_gh_region(v['interaction'], lines)},"
+                f"title={title}::{gh(message)}\n"
             )
         for problem in audit.problems:
             out.write(
@@ -303,9 +339,8 @@ def audit_github(
                 f"title=Unreadable input::{gh(where_of(problem))}: "
                 f"{gh(visible(problem['reason']))}\n"
             )
-    out.write(
-        f"::notice title=agentloop-tools audit::{gh(summary(audits, policy, origin, outcome))}\n"
-    )
+    said = summary(audits, policy, origin, outcome, refused_attempts)
+    out.write(f"::notice title=agentloop-tools audit::{gh(said)}\n")
 
 
 def _gh_region(interaction: int | None, lines: list[int]) -> str:
@@ -325,24 +360,37 @@ def audit_junit(audits: list[FileAudit], policy: Any, origin: str, out: TextIO) 
     control character XML 1.0 forbids is written as its escape (``\x1b``)."""
     from xml.etree import ElementTree
 
+    from agentloop_tools.cli._refused import fails, note
+
     root = ElementTree.Element("testsuites")
     suite = ElementTree.SubElement(
         root,
         "testsuite",
         name="agentloop-tools audit",
         tests=str(len(audits)),
-        failures=str(sum(1 for audit in audits if audit.violations)),
+        failures=str(sum(1 for audit in audits if any(map(fails, audit.violations)))),
         errors=str(sum(1 for audit in audits if audit.problems)),
     )
     for audit in audits:
         case = ElementTree.SubElement(
             suite, "testcase", classname="agentloop-tools.audit", name=xml_text(audit.path)
         )
-        if audit.violations:
-            lines = [f"{v['where']} {xml_text(v['url'])}: {v['verdict']}" for v in audit.violations]
+        lines = [
+            f"{v['where']} {xml_text(v['url'])}: {v['verdict']}{note(v)}" for v in audit.violations
+        ]
+        held = sum(1 for v in audit.violations if v.get("refused"))
+        if any(map(fails, audit.violations)):
             summary = f"{len(audit.violations)} domain policy violation(s) ({policy!r})"
+            if held:
+                summary += f", {held} of them refused attempt(s)"
             failure = ElementTree.SubElement(case, "failure", message=xml_text(summary))
             failure.text = "\n".join(lines)
+        elif audit.violations:
+            # Refused attempts alone pass: shown, counted, not a failure.
+            shown = ElementTree.SubElement(case, "system-out")
+            shown.text = f"{held} refused attempt(s), the policy held ({policy!r}):\n" + (
+                "\n".join(lines)
+            )
         for problem in audit.problems:
             error = ElementTree.SubElement(case, "error", message=xml_text(problem["reason"]))
             error.text = xml_text(where_of(problem))

@@ -161,11 +161,14 @@ def _fingerprint(path: str, violation: dict[str, Any]) -> str:
 
 def _result(path: str, v: dict[str, Any], mode: str, root: str, lines: list[int]) -> dict[str, Any]:
     """One violation as a SARIF result (its ``ruleIndex`` is set once the rules are)."""
+    from agentloop_tools.cli._refused import fails, note
+
     where = "" if v["interaction"] is None else f" (interaction {v['interaction']})"
     return {
         "ruleId": rule_id(mode, v["rule"]),
-        "level": "error",
-        "message": {"text": f"{v['where']} {v['url']}: {v['verdict']}{where}"},
+        # A refused attempt that does not fail the run is a warning.
+        "level": "error" if fails(v) else "warning",
+        "message": {"text": f"{v['where']} {v['url']}: {v['verdict']}{note(v)}{where}"},
         "locations": [_location(path, root, v["interaction"], lines)],
         "partialFingerprints": {"agentloopViolation/v1": _fingerprint(path, v)},
         "properties": {
@@ -173,6 +176,7 @@ def _result(path: str, v: dict[str, Any], mode: str, root: str, lines: list[int]
             "url": v["url"],
             "conversation": v["conversation"],
             "message_index": v["message_index"],
+            "refused": bool(v.get("refused", False)),
         },
     }
 

@@ -31,6 +31,7 @@ from agentloop_tools.testing._violation_report import EXCERPT, violation_report
 from agentloop_tools.web import DomainPolicy, Link
 from agentloop_tools.web._domains._identity import page_key
 from agentloop_tools.web._policy._links import given_pages
+from agentloop_tools.web._policy._violation import failing, refused_attempts_value
 
 _EXCERPT = 60
 
@@ -257,21 +258,38 @@ def assert_searched(transcript: Evidence, *targets: str, since: int = 0) -> None
     raise EvidenceAssertionError("\n".join([*lines, "", f"See {docs_url('assert_searched')}."]))
 
 
-def assert_no_violations(transcript: Evidence, policy: DomainPolicy, *, since: int = 0) -> None:
-    """``policy.audit(...)`` finds nothing, in every conversation."""
+def assert_no_violations(
+    transcript: Evidence,
+    policy: DomainPolicy,
+    *,
+    since: int = 0,
+    refused_attempts: str = "report",
+) -> None:
+    """``policy.audit(...)`` finds nothing that fails, in every conversation.
+
+    Args:
+        transcript: what to audit (as :func:`assert_cited` takes it).
+        policy: the policy.
+        since: read messages from this index on (negative counts from the end).
+        refused_attempts: ``"report"`` (the default): a URL our ``web_fetch`` refused
+            before requesting it (``Violation.refused``: the policy held) does not fail,
+            and is shown when something else does; ``"fail"``: it fails like any
+            violation.
+    """
     __tracebackhide__ = True
     if not isinstance(policy, DomainPolicy):
         raise TypeError(
             f"assert_no_violations() needs a DomainPolicy, got {type(policy).__name__}; "
             "build one with DomainPolicy.allow([...]) or DomainPolicy.block([...])."
         )
+    setting = refused_attempts_value(refused_attempts, "assert_no_violations() refused_attempts")
     conversations = read_conversations(transcript, since)
     found = [
         replace(violation, conversation=index)
         for index, conversation in enumerate(conversations)
         for violation in policy.audit(conversation.messages, since=conversation.since)
     ]
-    if not found:
+    if not failing(found, setting):
         return
     raise EvidenceAssertionError(
         "assert_no_violations: "
@@ -280,6 +298,8 @@ def assert_no_violations(transcript: Evidence, policy: DomainPolicy, *, since: i
             [conversation.messages for conversation in conversations],
             policy,
             several=len(conversations) > 1,
+            refused_attempts=setting,
+            setting_from="assert_no_violations(refused_attempts='fail')",
         )
         + f"\n\nSee {docs_url('assert_no_violations')}.",
         kind="domain-policy",

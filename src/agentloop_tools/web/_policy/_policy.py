@@ -186,21 +186,21 @@ class DomainPolicy:
         fetched = reached(messages)
         robots: DomainPolicy | None = None
 
-        def judge(policy: DomainPolicy, url: str, where: Where) -> None:
+        def judge(policy: DomainPolicy, url: str, where: Where, refused: bool = False) -> None:
             permitted, rule = policy._judge(url)
             if not permitted:
-                violations.append(Violation(url, where, index, rule))
+                violations.append(Violation(url, where, index, rule, refused=refused))
 
         for index in range(start, len(messages)):
             message = messages[index]
             for source in message_sources(message):
                 judge(self, source.url, "source")
-            for where, url in fetched.get(index, ()):
+            for where, url, refused in fetched.get(index, ()):
                 if where == "robots":
                     robots = robots or robots_policy(self)
-                    judge(robots, url, where)
+                    judge(robots, url, where, refused)
                 else:
-                    judge(self, url, where)
+                    judge(self, url, where, refused)
             for url in search_call_urls(message):
                 judge(self, url, "tool-call")
             for source in search_sources(message):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -9,6 +10,10 @@ from agentloop_tools.web._policy._verdict import verdict
 
 type Mode = Literal["allow", "block"]
 type Where = Literal["source", "citation", "text", "tool-call", "tool-result", "redirect", "robots"]
+# How a refused attempt (``Violation.refused``) counts: shown and counted but passing
+# (``report``, the default), or failing like any violation (``fail``).
+type RefusedAttempts = Literal["report", "fail"]
+REFUSED_ATTEMPTS: tuple[RefusedAttempts, ...] = ("report", "fail")
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +40,13 @@ class Violation:
             ``AgentloopEvidence.audit`` gives; ``DomainPolicy.audit`` reads one
             conversation and leaves it 0. Text shows it numbered from 1
             (``str(violation)`` says "conversation 2" for index 1).
+        refused: True for an attempt the policy held: a ``web_fetch`` URL (asked for, or
+            a redirect hop or robots.txt it was about to request) that our tool refused
+            before anything of it was sent (``blocked-by-policy``, ``blocked-address``,
+            ``disallowed-by-robots``, the URL checks), so nothing of it was read. Still
+            returned by the audit, and counted; the test plugin, ``assert_no_violations``
+            and the command line fail on it only when asked (``refused_attempts="fail"``).
+            False for everything a tool read or reached, and for every other ``where``.
     """
 
     url: str
@@ -43,6 +55,7 @@ class Violation:
     rule: str | None
     span: tuple[int, int] | None = None
     conversation: int = 0
+    refused: bool = False
 
     @property
     def verdict(self) -> str:
@@ -51,4 +64,25 @@ class Violation:
 
     def __str__(self) -> str:
         place = f"conversation {self.conversation + 1}, " if self.conversation else ""
-        return f"{place}message {self.message_index} {self.where}: {self.url} ({self.verdict})"
+        held = "; refused by the tool, nothing read" if self.refused else ""
+        return (
+            f"{place}message {self.message_index} {self.where}: {self.url} ({self.verdict}{held})"
+        )
+
+
+def failing(violations: Iterable[Violation], refused_attempts: str) -> list[Violation]:
+    """The violations that fail under ``refused_attempts``: all of them with ``"fail"``,
+    all but the refused attempts with ``"report"``."""
+    return [v for v in violations if refused_attempts == "fail" or not v.refused]
+
+
+def refused_attempts_value(value: object, where: str) -> RefusedAttempts:
+    """``value`` checked as a refused-attempts setting; a ``ValueError`` naming ``where``
+    and the allowed values otherwise (a typo must not read as the default)."""
+    if value in REFUSED_ATTEMPTS:
+        return "fail" if value == "fail" else "report"
+    raise ValueError(
+        f"{where}: {value!r} is not a refused-attempts setting; use "
+        f"{' or '.join(repr(v) for v in REFUSED_ATTEMPTS)} (report: a URL the tool refused "
+        "is shown and counted, not failing; fail: it fails like any violation)."
+    )

@@ -32,6 +32,7 @@ from typing import Literal
 from agentloop import Source
 from agentloop.transcript import Message, ToolCallPart, ToolResultPart
 
+from agentloop_tools.web._transcript._refusals import asked_was_refused, hop_was_refused
 from agentloop_tools.web._transcript._tool_codes import FETCH_CODES as CODES
 
 MARKER = "[web_fetch] "
@@ -125,6 +126,18 @@ def read_result(part: ToolResultPart) -> FetchRecord | None:
     )
 
 
+def requested(content: str) -> list[tuple[str, str]]:
+    """The ``redirect:``/``robots:`` lines after an error's first line: ``(kind, url)`` of
+    each URL requested after the one asked for, in the order they were sent."""
+    found = []
+    for line in content.split("\n")[1:]:
+        if line.startswith(MARKER):
+            kind, colon, url = line[len(MARKER) :].partition(": ")
+            if colon and kind in ("redirect", "robots"):
+                found.append((kind, url.strip()))
+    return found
+
+
 def _values(lines: Sequence[str], key: str) -> Iterator[str]:
     prefix = f"{MARKER}{key}: "
     for line in lines:
@@ -132,16 +145,19 @@ def _values(lines: Sequence[str], key: str) -> Iterator[str]:
             yield line[len(prefix) :].strip()
 
 
-def reached(messages: Sequence[Message]) -> dict[int, list[tuple[Reach, str]]]:
+def reached(messages: Sequence[Message]) -> dict[int, list[tuple[Reach, str, bool]]]:
     """Per message index, the URLs web_fetch was asked for, redirected through and read.
 
-    A call counts as web_fetch's when the tool is named ``web_fetch`` or its own
-    result (the next result with its id) carries web_fetch's header or one of its
-    error codes (a custom ``name=``). Pairing by position, not by id alone, keeps
-    transcripts that reuse an id (merged conversations) apart.
+    Each with whether the tool refused it before anything of it was sent
+    (``_refusals``: an attempt the policy held). A call counts as web_fetch's when the
+    tool is named ``web_fetch`` or its own result (the next result with its id)
+    carries web_fetch's header or one of its error codes (a custom ``name=``). Pairing
+    by position, not by id alone, keeps transcripts that reuse an id (merged
+    conversations) apart.
     """
     ours: set[tuple[int, int]] = set()  # (message index, part index) of web_fetch calls
-    records: dict[tuple[int, int], FetchRecord] = {}
+    records: dict[tuple[int, int], tuple[FetchRecord, str]] = {}
+    answers: dict[tuple[int, int], str] = {}  # a call's error result, as text
     waiting: dict[str, list[tuple[int, int]]] = {}
     for index, message in enumerate(messages):
         for position, part in enumerate(message.content):
@@ -153,23 +169,36 @@ def reached(messages: Sequence[Message]) -> dict[int, list[tuple[Reach, str]]]:
                 record = read_result(part)
                 calls = waiting.get(part.call_id)
                 call = calls.pop(0) if calls else None
+                text = part.content if isinstance(part.content, str) else ""
+                if call is not None and part.is_error:
+                    answers[call] = text
                 if record is not None:
-                    records[(index, position)] = record
+                    records[(index, position)] = (record, text)
                     if call is not None:
                         ours.add(call)
-    found: dict[int, list[tuple[Reach, str]]] = {}
+    found: dict[int, list[tuple[Reach, str, bool]]] = {}
     for index, message in enumerate(messages):
         for position, part in enumerate(message.content):
             if isinstance(part, ToolCallPart) and (index, position) in ours:
                 url = part.arguments.get("url")
                 if isinstance(url, str) and url.strip():
-                    found.setdefault(index, []).append(("tool-call", url))
-            elif (record := records.get((index, position))) is not None:
+                    text = answers.get((index, position), "")
+                    held = asked_was_refused(url, text, requested(text))
+                    found.setdefault(index, []).append(("tool-call", url, held))
+            elif (entry := records.get((index, position))) is not None:
+                record, text = entry
                 entries = found.setdefault(index, [])
-                entries.extend(("robots", hop) for hop in record.robots)
-                entries.extend(("redirect", hop) for hop in record.redirects)
+                sent = requested(text) if record.is_error else []
+                kinds: tuple[tuple[Reach, tuple[str, ...]], ...] = (
+                    ("robots", record.robots),
+                    ("redirect", record.redirects),
+                )
+                for kind, hops in kinds:
+                    entries.extend(
+                        (kind, hop, bool(sent) and hop_was_refused(hop, text, sent)) for hop in hops
+                    )
                 if record.url is not None:
-                    entries.append(("tool-result", record.url))
+                    entries.append(("tool-result", record.url, False))
     return found
 
 

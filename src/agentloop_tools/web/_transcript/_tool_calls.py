@@ -18,10 +18,11 @@ from typing import Any, Literal
 from agentloop.transcript import Message, ToolCallPart, ToolResultPart
 
 from agentloop_tools.web._transcript._fetch_format import DEFAULT_NAME as FETCH_NAME
-from agentloop_tools.web._transcript._fetch_format import read_result
+from agentloop_tools.web._transcript._fetch_format import read_result, requested
+from agentloop_tools.web._transcript._refusals import asked_was_refused
 from agentloop_tools.web._transcript._search_format import MARKER as SEARCH_MARKER
 from agentloop_tools.web._transcript._search_format import read_rendered
-from agentloop_tools.web._transcript._tool_codes import FETCH_CODES, FETCH_REFUSALS
+from agentloop_tools.web._transcript._tool_codes import FETCH_CODES
 from agentloop_tools.web._transcript._tool_results import SEARCH_ARGUMENTS
 
 type Tool = Literal["web_search", "web_fetch"]
@@ -41,8 +42,10 @@ class ToolCall:
         call_id: the call's id.
         message_index: the message that holds the call.
         result_index: the message that holds its result, or None.
-        status: ``"ok"``; ``"refused"`` (web_fetch refused before any request: nothing
-            was read); ``"failed"`` (any other error result); ``"no-result"``.
+        status: ``"ok"``; ``"refused"`` (web_fetch refused the URL asked for before
+            requesting anything of it: nothing was read, as ``Violation.refused`` says);
+            ``"failed"`` (any other error result, a refused redirect hop's too: the URL
+            asked for answered); ``"no-result"``.
         code: the error's code (``blocked-by-policy``), for an error result.
         error: the error's text, for an error result.
         query: the search query; None for web_fetch.
@@ -153,7 +156,9 @@ def _read(
         status: Status = "no-result"
     elif not part.is_error:
         status = "ok"
-    elif tool == "web_fetch" and code in FETCH_REFUSALS:
+    elif tool == "web_fetch" and asked_was_refused(
+        call.arguments.get("url"), content, requested(content)
+    ):
         status = "refused"
     else:
         status = "failed"
