@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 
 BACKEND_VARIABLE = "WEB_SEARCH_BACKEND"  # as agentloop_tools.web.backends reads it
+OPENAI_APIS = ("completions", "responses")  # agentloop's OPENAI_API values
 
 
 def agent_env(
@@ -103,22 +104,16 @@ class AgentBuilder:
         *,
         provider: str | None = None,
         model: str | None = None,
+        openai_api: str | None = None,
         **agent_kwargs: Any,
     ) -> Agent:
         __tracebackhide__ = True
         from agentloop import Agent, MultiObserver
 
-        from agentloop_tools._providers import DEFAULT_PROVIDER, PROVIDERS
+        from agentloop_tools._providers import PROVIDERS
 
-        env = SecretEnv(self._env)
-        if provider is not None:
-            if provider not in PROVIDERS:
-                pytest.fail(messages.unknown_provider(provider, list(PROVIDERS)), pytrace=False)
-            env["LLM_PROVIDER"] = provider
-        chosen = env.get("LLM_PROVIDER") or DEFAULT_PROVIDER
+        env, chosen = self._env_for(provider, model, openai_api)
         facts = PROVIDERS.get(chosen)
-        if model is not None:
-            env[facts.model_variable if facts else "LLM_MODEL"] = model
         http_client = agent_kwargs.pop("http_client", None)
         if http_client is None and self._from_scripts:
             http_client = self._scripted_client(chosen)
@@ -156,6 +151,29 @@ class AgentBuilder:
             pytest.fail(problem, pytrace=False)
         self.agents.append(agent)
         return agent
+
+    def _env_for(
+        self, provider: str | None, model: str | None, openai_api: str | None
+    ) -> tuple[SecretEnv, str]:
+        """The test's environment with this agent's provider, model and OpenAI API set."""
+        __tracebackhide__ = True
+        from agentloop_tools._providers import DEFAULT_PROVIDER, PROVIDERS
+
+        env = SecretEnv(self._env)
+        if provider is not None:
+            if provider not in PROVIDERS:
+                pytest.fail(messages.unknown_provider(provider, list(PROVIDERS)), pytrace=False)
+            env["LLM_PROVIDER"] = provider
+        chosen = env.get("LLM_PROVIDER") or DEFAULT_PROVIDER
+        facts = PROVIDERS.get(chosen)
+        if model is not None:
+            env[facts.model_variable if facts else "LLM_MODEL"] = model
+        if openai_api is not None:
+            # Only OpenAI reads OPENAI_API: elsewhere the choice would be dropped unseen.
+            if openai_api not in OPENAI_APIS or chosen != "openai":
+                pytest.fail(messages.bad_openai_api(openai_api, chosen, OPENAI_APIS), pytrace=False)
+            env["OPENAI_API"] = openai_api
+        return env, chosen
 
     def _scripted_client(self, provider: str) -> Any:
         """The ``agentloop_script`` fixture's script, served to this agent."""

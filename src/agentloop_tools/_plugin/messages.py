@@ -56,6 +56,19 @@ def unknown_provider(provider: str, known: Sequence[str]) -> str:
     )
 
 
+def bad_openai_api(value: str, provider: str, known: Sequence[str]) -> str:
+    if value not in known:
+        return (
+            f"agentloop_agent(openai_api={value!r}): unknown OpenAI API; use one of "
+            f"{', '.join(map(repr, known))} (Chat Completions or Responses)."
+        )
+    return (
+        f"agentloop_agent(openai_api={value!r}) applies to provider 'openai' only, and this "
+        f"agent's provider is {provider!r}: pass provider='openai' too, or leave "
+        "openai_api out."
+    )
+
+
 def unknown_provider_setting(where: str, provider: str, known: Sequence[str]) -> str:
     return (
         f"{where} = {provider!r} is not a provider agentloop knows; use one of {', '.join(known)}."
