@@ -19,6 +19,7 @@ TOPICS: dict[str, tuple[str, str]] = {
     "recording": ("testing.md", "recording-and-re-recording"),
     "recording-without-provider": ("testing.md", "recording-without-a-live-provider"),
     "recording-in-ci": ("testing.md", "recording-in-ci"),
+    "search-backend": ("testing.md", "the-search-backend-in-replay-and-from-scripts"),
     "marker": ("testing.md", "marker"),
     "options": ("testing.md", "options-and-ini-keys"),
     "configuration": ("testing.md", "where-the-project-policy-is-read"),

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+import sys
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from agentloop_tools._plugin import messages
-from agentloop_tools._plugin.failures import fail
+from agentloop_tools._plugin.failures import KIND_ATTRIBUTE, fail
 from agentloop_tools._plugin.masking import SecretEnv
 from agentloop_tools._plugin.network import CassetteState
+from agentloop_tools._plugin.scope import FROM_SCRIPTS_OPTION
 
 if TYPE_CHECKING:
     from agentloop import Agent, HostedTool
@@ -70,6 +72,43 @@ def agent_env(
         if named or env.get(variable):
             env[variable] = placeholder(variable)
     return env
+
+
+# How a test's agentloop_env came to name no search backend, when the plugin chose it.
+UNNAMED_BACKEND = pytest.StashKey[str]()
+
+
+def remember_unnamed_backend(
+    node: pytest.Item, env: Mapping[str, str], state: CassetteState, *, from_scripts: bool
+) -> None:
+    """Note a test whose ``agentloop_env`` the plugin filled but that names no backend."""
+    if env.get(BACKEND_VARIABLE):
+        return
+    if state == "replaying":
+        node.stash[UNNAMED_BACKEND] = "replays a cassette that shows no one search API"
+    elif state == "recording" and from_scripts:
+        node.stash[UNNAMED_BACKEND] = f"records from scripts ({FROM_SCRIPTS_OPTION})"
+
+
+def explain_no_backend(item: pytest.Item, error: BaseException) -> BaseException:
+    """A body's "no search backend is configured" as the ini key that fixes it.
+
+    Only for a test whose ``agentloop_env`` the plugin filled (from scripts, or in
+    replay) without a backend: there the fix is ours to name, not a traceback into
+    ``backend_from_env``. Any other error is returned as it is.
+    """
+    how = item.stash.get(UNNAMED_BACKEND, None)
+    # Not imported here: an error of that type means its module was imported already.
+    registry = sys.modules.get("agentloop_tools.web._search._backends_registry")
+    if how is None or registry is None or not isinstance(error, registry.NoSearchBackend):
+        return error
+    message = messages.no_search_backend(
+        item.nodeid, how, sorted(registry.registered_backends()), str(error)
+    )
+    failure = pytest.fail.Exception(message, pytrace=False)
+    setattr(failure, KIND_ATTRIBUTE, "error")
+    # Raised from the gate, not the test: the original's frames place it in the test.
+    return failure.with_traceback(error.__traceback__)
 
 
 class AgentBuilder:

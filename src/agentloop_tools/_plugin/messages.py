@@ -340,6 +340,19 @@ def no_script(nodeid: str) -> str:
     )
 
 
+def no_search_backend(nodeid: str, how: str, backends: Sequence[str], cause: str) -> str:
+    return visible(
+        f"agentloop-tools: {nodeid} {how}, and agentloop_env names no search backend, so "
+        f"backend_from_env found none:\n  {cause}\n"
+        "Name the backend the test searches with in the ini key agentloop_search_backend "
+        f"({', '.join(backends)}), in pytest.ini or [tool.pytest.ini_options]:\n"
+        f"  agentloop_search_backend = {backends[0] if backends else 'brave'}\n"
+        "or set WEB_SEARCH_BACKEND in the environment. Its placeholder key is in "
+        f"agentloop_env then; no real key is needed. See {docs_url('search-backend')}",
+        layout=True,
+    )
+
+
 def not_in_cassette(
     nodeid: str,
     path: str,
