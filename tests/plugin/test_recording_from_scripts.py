@@ -225,3 +225,23 @@ def test_in_replay_a_cassette_with_no_search_api_names_the_ini_key_too(
         ]
     )
     result.stdout.no_fnmatch_line("*Traceback*")
+
+
+def test_the_ci_refusal_names_recording_from_scripts_when_the_run_used_it(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CI", "true")
+    project.makeini("[pytest]\nagentloop_search_backend = brave\n")
+    project.makepyfile(test_agent=SCRIPTED_PROJECT)
+    result = project.runpytest("--record-mode=once", FROM_SCRIPTS_OPTION.flag)
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*this test would record (its cassette is missing) while CI is set.",
+            "Record it on your machine and commit it:",
+            f"  pytest test_agent.py::test_agent --record-mode=once {FROM_SCRIPTS_OPTION.flag}",
+        ]
+    )
+    # Without it, the command records live, as the run would have.
+    result = project.runpytest("--record-mode=once")
+    result.stdout.fnmatch_lines(["  pytest test_agent.py::test_agent --record-mode=once"])

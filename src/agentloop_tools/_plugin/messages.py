@@ -90,13 +90,17 @@ def needs_pytest_recording() -> str:
     )
 
 
-def recording_test_in_ci(nodeid: str, path: str, exists: bool) -> str:
+def recording_test_in_ci(
+    nodeid: str, path: str, exists: bool, *, from_scripts: bool = False
+) -> str:
     why = "its cassette is missing" if not exists else "its record mode allows recording"
+    # The command must record the way this run would have (from scripts, with no key).
+    scripts = f" {FROM_SCRIPTS_OPTION}" if from_scripts else ""
     return (
         f"agentloop-tools: this test would record ({why}) while CI is set.\n"
         f"Cassette: {path}\n"
         "Record it on your machine and commit it:\n"
-        f"  {rerun_command(nodeid, 'once')}\n"
+        f"  {rerun_command(nodeid, 'once')}{scripts}\n"
         f"or pass {RECORD_IN_CI_OPTION} if recording in CI is intended. "
         f"See {docs_url('recording-in-ci')}."
     )
