@@ -21,6 +21,7 @@ TOPICS: dict[str, tuple[str, str]] = {
     "recording-in-ci": ("testing.md", "recording-in-ci"),
     "adopting": ("testing.md", "adopting-a-cassette-recorded-elsewhere"),
     "replay-environment": ("testing.md", "a-tool-result-that-differs-in-replay"),
+    "search-backend": ("testing.md", "the-search-backend-in-replay-and-from-scripts"),
     "marker": ("testing.md", "marker"),
     "options": ("testing.md", "options-and-ini-keys"),
     "configuration": ("testing.md", "where-the-project-policy-is-read"),

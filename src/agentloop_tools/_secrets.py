@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import math
 import re
 from collections import Counter
@@ -386,6 +387,25 @@ def variants(secret: str) -> list[str]:
     return sorted(found, key=len, reverse=True)
 
 
+def widest(findings: Iterable[Finding]) -> list[Finding]:
+    """One finding per place: of findings whose spans overlap, the longest (the first
+    given of equal ones), in order of position.
+
+    A key the environment holds is also a key shape, and two shapes can cover one key:
+    listed twice, one secret reads as two.
+    """
+    kept: list[Finding] = []  # disjoint, ordered by start (so by end too)
+    starts: list[int] = []
+    ordered = sorted(enumerate(findings), key=lambda pair: (pair[1].start - pair[1].end, pair[0]))
+    for _, finding in ordered:
+        at = bisect.bisect_left(starts, finding.end)
+        if at and kept[at - 1].end > finding.start:
+            continue  # the kept one before it reaches into it
+        kept.insert(at, finding)
+        starts.insert(at, finding.start)
+    return kept
+
+
 class Detector:
     """Finds credentials in decoded text: known values (and encodings), then key shapes.
 
@@ -409,7 +429,7 @@ class Detector:
             start = text.find(variant)
             if start >= 0:
                 found.append(Finding(f"the value of {name}", start, start + len(variant), variant))
-        return found + shapes(text)
+        return widest(found + shapes(text))
 
     def labelled(self, name: str, value: str) -> Finding | None:
         """A random-looking value under a credential's name (``"api_key": "..."``)."""

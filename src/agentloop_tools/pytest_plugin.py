@@ -204,8 +204,9 @@ def _add_ini_keys(parser: pytest.Parser) -> None:
     )
     parser.addini(
         "agentloop_search_backend",
-        "The search backend agentloop_env names in replay (WEB_SEARCH_BACKEND), when the "
-        "cassette alone cannot tell.",
+        "The search backend agentloop_env names (WEB_SEARCH_BACKEND) in replay, when the "
+        "cassette alone cannot tell, and when recording from scripts "
+        "(--agentloop-from-scripts): brave, tavily, exa, searxng, or one you registered.",
         default="",
     )
     parser.addini(
@@ -282,7 +283,7 @@ def _used_by(request: pytest.FixtureRequest) -> None:
 @pytest.fixture
 def agentloop_env(request: pytest.FixtureRequest) -> dict[str, str]:
     """The environment for Agent.from_env: os.environ, with placeholder keys when replaying."""
-    from agentloop_tools._plugin.agents import agent_env
+    from agentloop_tools._plugin.agents import agent_env, remember_unnamed_backend
     from agentloop_tools._plugin.cassette import (
         cassette_state,
         recorded_search_apis,
@@ -292,14 +293,17 @@ def agentloop_env(request: pytest.FixtureRequest) -> dict[str, str]:
     _used_by(request)
     state = cassette_state(request)
     replaying = state == "replaying"
-    return agent_env(
+    from_scripts = bool(request.config.getoption(FROM_SCRIPTS_OPTION.dest))
+    env = agent_env(
         session_of(request.config).provider,
         state,
         search_backend=str(request.config.getini("agentloop_search_backend") or "") or None,
         recorded=recorded_search_apis(request) if replaying else (),
-        from_scripts=bool(request.config.getoption(FROM_SCRIPTS_OPTION.dest)),
+        from_scripts=from_scripts,
         scrubbed=scrubbed_in_cassette(request) if replaying else (),
     )
+    remember_unnamed_backend(request.node, env, state, from_scripts=from_scripts)
+    return env
 
 
 @pytest.fixture

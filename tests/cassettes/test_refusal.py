@@ -165,3 +165,39 @@ def test_only_allowlisted_headers_are_recorded(project: pytest.Pytester) -> None
         "accept", "accept-encoding", "connection", "content-length", "content-type", "host",
         "user-agent", "anthropic-version",
     }  # fmt: skip
+
+
+GITHUB_TOKEN = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+
+
+@pytest.mark.parametrize("where", ["prompt", "answer"])
+def test_one_key_is_listed_once_however_many_ways_it_is_found(
+    project: pytest.Pytester, where: str
+) -> None:
+    # The key ends its string: the body's strings read joined glue the next one onto it.
+    prompt, answer = ("Use " + GITHUB_TOKEN, "Done.") if where == "prompt" else (
+        "What is it?", "It is " + GITHUB_TOKEN)  # fmt: skip
+    project.makepyfile(
+        test_github=f"""
+        import pytest
+        from agentloop_tools.testing import ScriptedProvider, anthropic_message, anthropic_text
+
+        @pytest.mark.vcr
+        def test_token(agentloop_agent):
+            answer = anthropic_message([anthropic_text({answer!r})])
+            scripted = ScriptedProvider("anthropic", [answer])
+            agent = agentloop_agent([], provider="anthropic", http_client=scripted.http_client())
+            agent.run({prompt!r})
+        """
+    )
+    result = project.runpytest("--record-mode=once", "-k", "test_token")
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*refused to write the cassette */test_token.yaml: after scrubbing it still "
+            "holds 1 credential(s):",
+            "  - interaction 0 * body*: GitHub token (ghp_...(40 chars))",
+            "Nothing was written (the file on disk is unchanged).",
+        ],
+        consecutive=True,
+    )

@@ -279,3 +279,27 @@ def test_an_escaped_key_in_a_stream_event_is_found_past_a_line_separator(separat
     body = f'event: delta\ndata: {{"text": "a{separator}b {escaped}"}}\n\n'
     leaks = find_leaks({"body": body}, Detector())
     assert [leak.kind for leak in leaks] == ["Anthropic API key"]
+
+
+GITHUB_TOKEN = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "length"),
+    [
+        # The environment's key is a key shape too: found twice at one place.
+        (f"token {GITHUB_TOKEN}", "the value of GITHUB_TOKEN", 40),
+        # The shape reaches further than the known value: the longest span is the one.
+        (f"x {GITHUB_TOKEN}abcdef", "GitHub token", 46),
+    ],
+)
+def test_one_place_is_one_finding_the_longest(text: str, kind: str, length: int) -> None:
+    [found] = Detector({"GITHUB_TOKEN": GITHUB_TOKEN}).find(text)
+    assert (found.kind, len(found.value)) == (kind, length)
+
+
+def test_scan_lists_an_environment_key_once(tmp_path: Path) -> None:
+    path = tmp_path / "leak.json"
+    path.write_text(json.dumps({"messages": [{"content": GITHUB_TOKEN}, {"content": "next"}]}))
+    [leak] = scan_file(path, Detector(secret_values({"GITHUB_TOKEN": GITHUB_TOKEN}))).findings
+    assert (leak.kind, leak.masked) == ("the value of GITHUB_TOKEN", "ghp_...(40 chars)")

@@ -361,6 +361,25 @@ def test_reports_label_xfailed_and_xpassed_as_pytest_does(project: pytest.Pytest
     }
 
 
+def test_the_report_of_an_xfailed_breach_says_why_it_failed(project: pytest.Pytester) -> None:
+    expected = (
+        '@pytest.mark.domain_policy(block=["wikipedia.org"])\n'
+        "@pytest.mark.xfail(raises=pytest.fail.Exception, strict=True)"
+    )
+    project.makepyfile(test_expected=LEAKY_TEST.format(marker=expected))
+    result = project.runpytest(
+        "--record-mode=once", "--agentloop-report", "report.json", "--agentloop-report-html=r.html"
+    )
+    result.assert_outcomes(xfailed=1)
+    [record] = json.loads((project.path / "report.json").read_text())["tests"]
+    assert record["outcome"] == "xfailed"
+    assert record["failure"]["kind"] == "domain-policy"
+    assert "2 domain policy violations" in record["failure"]["message"]
+    assert "wikipedia.org" in record["failure"]["message"]
+    page = (project.path / "r.html").read_text()
+    assert "Why it failed (domain-policy):" in page
+
+
 # --- where the project policy is read ------------------------------------------------------
 
 

@@ -162,3 +162,86 @@ def test_in_replay_agentloop_env_names_the_backend_the_cassette_shows(
     assert len(placeholders) == expected["placeholders"], env
     for name in ("WEB_SEARCH_BACKEND", "SEARXNG_URL"):
         assert env.get(name) == expected.get(name), env
+
+
+def test_recording_from_scripts_with_no_backend_named_says_which_ini_key_names_it(
+    project: pytest.Pytester,
+) -> None:
+    # The first hour: the same project, without agentloop_search_backend in its ini.
+    project.makeini("[pytest]\n")
+    project.makepyfile(test_agent=SCRIPTED_PROJECT)
+    result = project.runpytest("--record-mode=once", FROM_SCRIPTS_OPTION.flag)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*test_agent.py::test_agent records from scripts (--agentloop-from-scripts), and "
+            "agentloop_env names no search backend, so backend_from_env found none:",
+            "*no search backend is configured*",
+            "*Name the backend the test searches with in the ini key agentloop_search_backend "
+            "(brave, exa, searxng, tavily)*",
+            "*  agentloop_search_backend = brave",
+        ]
+    )
+    result.stdout.no_fnmatch_line("*_backends_registry.py*")
+    result.stdout.no_fnmatch_line("*Traceback*")
+    result.stdout.no_fnmatch_line("*traceback entries are hidden*")
+    assert not (project.path / "cassettes" / "test_agent" / "test_agent.yaml").exists()
+
+
+def test_the_help_says_the_search_backend_key_serves_recording_from_scripts(
+    project: pytest.Pytester,
+) -> None:
+    result = project.runpytest("--help")
+    help_text = " ".join(result.stdout.str().split())
+    entry = help_text.split("agentloop_search_backend", 1)[1][:300]
+    assert "recording from scripts" in entry, entry
+    assert "brave, tavily, exa, searxng" in entry, entry
+
+
+def test_in_replay_a_cassette_with_no_search_api_names_the_ini_key_too(
+    project: pytest.Pytester,
+) -> None:
+    project.makepyfile(
+        test_env="""
+        import pytest
+        from agentloop_tools.web import search_tool
+
+        @pytest.mark.vcr
+        def test_env(agentloop_env):
+            search_tool({**agentloop_env, "LLM_PROVIDER": "openrouter"})
+        """
+    )
+    folder = project.path / "cassettes" / "test_env"
+    folder.mkdir(parents=True)
+    (folder / "test_env.yaml").write_text("interactions: []\nversion: 1\n")
+    result = project.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*test_env.py::test_env replays a cassette that shows no one search API, and "
+            "agentloop_env names no search backend*",
+            "*so search_tool chooses client-side search, and no search backend is configured*",
+            "*in the ini key agentloop_search_backend (brave, exa, searxng, tavily)*",
+        ]
+    )
+    result.stdout.no_fnmatch_line("*Traceback*")
+
+
+def test_the_ci_refusal_names_recording_from_scripts_when_the_run_used_it(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CI", "true")
+    project.makeini("[pytest]\nagentloop_search_backend = brave\n")
+    project.makepyfile(test_agent=SCRIPTED_PROJECT)
+    result = project.runpytest("--record-mode=once", FROM_SCRIPTS_OPTION.flag)
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*this test would record (its cassette is missing) while CI is set.",
+            "Record it on your machine and commit it:",
+            f"  pytest test_agent.py::test_agent --record-mode=once {FROM_SCRIPTS_OPTION.flag}",
+        ]
+    )
+    # Without it, the command records live, as the run would have.
+    result = project.runpytest("--record-mode=once")
+    result.stdout.fnmatch_lines(["  pytest test_agent.py::test_agent --record-mode=once"])

@@ -161,7 +161,7 @@ def test_the_html_report_renders_in_a_browser(project: pytest.Pytester, tmp_path
         "VIOLATION https://en.wikipedia.org/wiki/Python (not on the allowlist)",
     ]
     assert seen["violations"] == [
-        "message 1 source/text: https://en.wikipedia.org/wiki/Python "
+        "message index 1 source/text: https://en.wikipedia.org/wiki/Python "
         "(not on the allowlist, 2 occurrences)"
     ]
 

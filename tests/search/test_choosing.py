@@ -11,6 +11,7 @@ from agentloop import Agent, HostedTool
 from agentloop.providers.fake import FakeClient
 from agentloop.tooling import ToolSpec
 
+from agentloop_tools.testing import ScriptedSearch, brave_results
 from agentloop_tools.web import DomainPolicy, SearchHit, backends, search_tool, sources, web_search
 from agentloop_tools.web.backends import (
     BraveBackend,
@@ -145,7 +146,7 @@ def test_client_side_search_elsewhere_and_an_error_without_a_backend(env: dict[s
     chosen = search_tool(env, backend=brave(BRAVE_KEY), policy=DomainPolicy.allow(["python.org"]))
     assert isinstance(chosen, ToolSpec)
     assert chosen.name == "web_search"
-    with pytest.raises(ValueError, match="no search backend was given: pass search_tool"):
+    with pytest.raises(ValueError, match="and no search backend is configured: set one of"):
         search_tool(env)
 
 
@@ -159,3 +160,66 @@ def test_hosted_and_client_side_search_cannot_share_an_agent() -> None:
     client_side = web_search(brave(BRAVE_KEY))
     with pytest.raises(Exception, match="web_search"):
         Agent([hosted, client_side], client=FakeClient(hosted_tools=["web_search"]))
+
+
+CLIENT_SIDE = [
+    {"LLM_PROVIDER": "openai", "OPENAI_API": "completions"},
+    {"LLM_PROVIDER": "openrouter"},
+    {"LLM_PROVIDER": "anthropic", "ANTHROPIC_BASE_URL": "https://api.z.example/anthropic"},
+]
+
+
+@pytest.mark.parametrize("env", CLIENT_SIDE)
+def test_client_side_search_runs_on_the_backend_the_environment_configures(
+    env: dict[str, str],
+) -> None:
+    # The first hour: a chat-completions agent with BRAVE_API_KEY set, and web_search's
+    # own keyword arguments (a test transport, the fetch tool's name) passed through.
+    script = ScriptedSearch("brave", [brave_results([("https://docs.python.org/3/", "Docs")])])
+    chosen = search_tool(
+        {**env, "BRAVE_API_KEY": BRAVE_KEY},
+        policy=DomainPolicy.allow(["python.org"]),
+        http_client=script.http_client(),
+        fetch_tool="web_fetch",
+        max_results=3,
+        name="find",
+    )
+    assert isinstance(chosen, ToolSpec)
+    assert chosen.name == "find"
+    assert "web_fetch" in chosen.description
+    [result] = results(run_agent(chosen, [call("python docs", name="find")]))
+    assert "https://docs.python.org/3/" in result.content
+    [sent] = script.sent()
+    assert sent["count"] == "3"  # max_results reached the request Brave was sent
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"http_client": httpx.Client()},
+        {"fetch_tool": "web_fetch"},
+        {"max_results": 3},
+        {"as_of": "2024-01-01"},
+    ],
+)
+def test_a_client_only_argument_where_hosted_search_is_chosen_is_refused_by_name(
+    options: dict[str, Any],
+) -> None:
+    [name] = options
+    for env in ({"LLM_PROVIDER": "anthropic"}, {"LLM_PROVIDER": "openai"}):
+        with pytest.raises(ValueError, match=rf"search_tool\(env, {name}=\.\.\.\).*no {name}"):
+            search_tool(env, **options)
+
+
+def test_web_search_defaults_where_hosted_search_is_chosen_change_nothing() -> None:
+    # `http_client=None` is what a test passes in replay: nothing is dropped, no error.
+    chosen = search_tool(
+        {"LLM_PROVIDER": "anthropic"}, http_client=None, name="web_search", max_results=5
+    )
+    assert isinstance(chosen, HostedTool)
+
+
+def test_an_argument_web_search_does_not_take_is_a_type_error_on_every_provider() -> None:
+    for env in ({"LLM_PROVIDER": "anthropic"}, {"LLM_PROVIDER": "openrouter"}):
+        with pytest.raises(TypeError, match="got max_result=, which web_search does not take"):
+            search_tool(env, backend=brave(BRAVE_KEY), max_result=3)  # type: ignore[call-arg]

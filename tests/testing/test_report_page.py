@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import sys
 from types import ModuleType
@@ -68,3 +69,22 @@ def test_a_renderer_that_will_not_load_is_named_with_its_reason(
         "Answers are shown as raw text: nh3 is installed but did not load (PyO3 modules may "
         "only be initialized once per interpreter)."
     ) in page
+
+
+def test_conversations_and_messages_are_numbered_as_every_other_output_numbers_them() -> None:
+    clean = research("See [notes](https://docs.python.org/3/whatsnew/3.13.html).", policy=POLICY)
+    breaching = research("Done.", fetch=["https://evil.example/page"], policy=POLICY)
+    record = _report.test_record(
+        "test_x.py::test_x", [clean, breaching], POLICY, "a test", None, outcome="failed",
+        failure=None,
+    )  # fmt: skip
+    page = _report.html_page([record])
+    [found] = [v for v in POLICY.audit(breaching) if v.where == "tool-call"]
+    # What pytest's failure says of it: "conversation 2, message N tool-call: ...".
+    said = str(dataclasses.replace(found, conversation=1))
+    assert said.startswith(f"conversation 2, message {found.message_index} tool-call:")
+    assert ">Conversation 2</h3>" in page
+    assert f"<li>tool-call message index {found.message_index}: https://evil.example/page" in page
+    assert f"<li>message index {found.message_index} tool-call" in page
+    assert "Conversations are numbered from 1. Messages are named by their index" in page
+    assert "transcript, counted from 0: message index 3 is its fourth message" in page

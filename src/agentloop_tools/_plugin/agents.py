@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+import sys
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from agentloop_tools._plugin import messages
-from agentloop_tools._plugin.failures import fail
+from agentloop_tools._plugin.failures import KIND_ATTRIBUTE, fail
 from agentloop_tools._plugin.masking import SecretEnv
 from agentloop_tools._plugin.network import CassetteState
+from agentloop_tools._plugin.scope import FROM_SCRIPTS_OPTION
 
 if TYPE_CHECKING:
     from agentloop import Agent, HostedTool
@@ -22,6 +24,7 @@ if TYPE_CHECKING:
 
 
 BACKEND_VARIABLE = "WEB_SEARCH_BACKEND"  # as agentloop_tools.web.backends reads it
+OPENAI_APIS = ("completions", "responses")  # agentloop's OPENAI_API values
 
 
 def agent_env(
@@ -77,6 +80,43 @@ def agent_env(
     return env
 
 
+# How a test's agentloop_env came to name no search backend, when the plugin chose it.
+UNNAMED_BACKEND = pytest.StashKey[str]()
+
+
+def remember_unnamed_backend(
+    node: pytest.Item, env: Mapping[str, str], state: CassetteState, *, from_scripts: bool
+) -> None:
+    """Note a test whose ``agentloop_env`` the plugin filled but that names no backend."""
+    if env.get(BACKEND_VARIABLE):
+        return
+    if state == "replaying":
+        node.stash[UNNAMED_BACKEND] = "replays a cassette that shows no one search API"
+    elif state == "recording" and from_scripts:
+        node.stash[UNNAMED_BACKEND] = f"records from scripts ({FROM_SCRIPTS_OPTION})"
+
+
+def explain_no_backend(item: pytest.Item, error: BaseException) -> BaseException:
+    """A body's "no search backend is configured" as the ini key that fixes it.
+
+    Only for a test whose ``agentloop_env`` the plugin filled (from scripts, or in
+    replay) without a backend: there the fix is ours to name, not a traceback into
+    ``backend_from_env``. Any other error is returned as it is.
+    """
+    how = item.stash.get(UNNAMED_BACKEND, None)
+    # Not imported here: an error of that type means its module was imported already.
+    registry = sys.modules.get("agentloop_tools.web._search._backends_registry")
+    if how is None or registry is None or not isinstance(error, registry.NoSearchBackend):
+        return error
+    message = messages.no_search_backend(
+        item.nodeid, how, sorted(registry.registered_backends()), str(error)
+    )
+    failure = pytest.fail.Exception(message, pytrace=False)
+    setattr(failure, KIND_ATTRIBUTE, "error")
+    # Raised from the gate, not the test: the original's frames place it in the test.
+    return failure.with_traceback(error.__traceback__)
+
+
 class AgentBuilder:
     """The ``agentloop_agent`` fixture's value: builds agents whose conversations we see."""
 
@@ -109,22 +149,16 @@ class AgentBuilder:
         *,
         provider: str | None = None,
         model: str | None = None,
+        openai_api: str | None = None,
         **agent_kwargs: Any,
     ) -> Agent:
         __tracebackhide__ = True
         from agentloop import Agent, MultiObserver
 
-        from agentloop_tools._providers import DEFAULT_PROVIDER, PROVIDERS
+        from agentloop_tools._providers import PROVIDERS
 
-        env = SecretEnv(self._env)
-        if provider is not None:
-            if provider not in PROVIDERS:
-                pytest.fail(messages.unknown_provider(provider, list(PROVIDERS)), pytrace=False)
-            env["LLM_PROVIDER"] = provider
-        chosen = env.get("LLM_PROVIDER") or DEFAULT_PROVIDER
+        env, chosen = self._env_for(provider, model, openai_api)
         facts = PROVIDERS.get(chosen)
-        if model is not None:
-            env[facts.model_variable if facts else "LLM_MODEL"] = model
         http_client = agent_kwargs.pop("http_client", None)
         origin = "http_client= of the test"
         if http_client is None and self._from_scripts:
@@ -166,6 +200,29 @@ class AgentBuilder:
             pytest.fail(problem, pytrace=False)
         self.agents.append(agent)
         return agent
+
+    def _env_for(
+        self, provider: str | None, model: str | None, openai_api: str | None
+    ) -> tuple[SecretEnv, str]:
+        """The test's environment with this agent's provider, model and OpenAI API set."""
+        __tracebackhide__ = True
+        from agentloop_tools._providers import DEFAULT_PROVIDER, PROVIDERS
+
+        env = SecretEnv(self._env)
+        if provider is not None:
+            if provider not in PROVIDERS:
+                pytest.fail(messages.unknown_provider(provider, list(PROVIDERS)), pytrace=False)
+            env["LLM_PROVIDER"] = provider
+        chosen = env.get("LLM_PROVIDER") or DEFAULT_PROVIDER
+        facts = PROVIDERS.get(chosen)
+        if model is not None:
+            env[facts.model_variable if facts else "LLM_MODEL"] = model
+        if openai_api is not None:
+            # Only OpenAI reads OPENAI_API: elsewhere the choice would be dropped unseen.
+            if openai_api not in OPENAI_APIS or chosen != "openai":
+                pytest.fail(messages.bad_openai_api(openai_api, chosen, OPENAI_APIS), pytrace=False)
+            env["OPENAI_API"] = openai_api
+        return env, chosen
 
     def _scripted_client(self, provider: str) -> Any:
         """The ``agentloop_script`` fixture's script, served to this agent."""

@@ -19,7 +19,7 @@ from agentloop_tools._plugin import messages
 from agentloop_tools._plugin.failures import fail
 from agentloop_tools._plugin.network import CassetteState
 from agentloop_tools._plugin.replay_speed import enter_fast
-from agentloop_tools._plugin.scope import RECORD_IN_CI_OPTION
+from agentloop_tools._plugin.scope import FROM_SCRIPTS_OPTION, RECORD_IN_CI_OPTION
 
 if TYPE_CHECKING:
     from agentloop_tools.cassettes import BodyMatcher
@@ -55,8 +55,11 @@ def cassette_state(request: pytest.FixtureRequest) -> CassetteState:
         return "replaying"
     if ci() and not request.config.getoption(RECORD_IN_CI_OPTION.dest):
         path = str(cassette._path)
+        from_scripts = bool(request.config.getoption(FROM_SCRIPTS_OPTION.dest))
         pytest.fail(
-            messages.recording_test_in_ci(request.node.nodeid, path, os.path.exists(path)),
+            messages.recording_test_in_ci(
+                request.node.nodeid, path, os.path.exists(path), from_scripts=from_scripts
+            ),
             pytrace=False,
         )
     return "recording"

@@ -57,6 +57,19 @@ def unknown_provider(provider: str, known: Sequence[str]) -> str:
     )
 
 
+def bad_openai_api(value: str, provider: str, known: Sequence[str]) -> str:
+    if value not in known:
+        return (
+            f"agentloop_agent(openai_api={value!r}): unknown OpenAI API; use one of "
+            f"{', '.join(map(repr, known))} (Chat Completions or Responses)."
+        )
+    return (
+        f"agentloop_agent(openai_api={value!r}) applies to provider 'openai' only, and this "
+        f"agent's provider is {provider!r}: pass provider='openai' too, or leave "
+        "openai_api out."
+    )
+
+
 def unknown_provider_setting(where: str, provider: str, known: Sequence[str]) -> str:
     return (
         f"{where} = {provider!r} is not a provider agentloop knows; use one of {', '.join(known)}."
@@ -78,13 +91,17 @@ def needs_pytest_recording() -> str:
     )
 
 
-def recording_test_in_ci(nodeid: str, path: str, exists: bool) -> str:
+def recording_test_in_ci(
+    nodeid: str, path: str, exists: bool, *, from_scripts: bool = False
+) -> str:
     why = "its cassette is missing" if not exists else "its record mode allows recording"
+    # The command must record the way this run would have (from scripts, with no key).
+    scripts = f" {FROM_SCRIPTS_OPTION}" if from_scripts else ""
     return (
         f"agentloop-tools: this test would record ({why}) while CI is set.\n"
         f"Cassette: {path}\n"
         "Record it on your machine and commit it:\n"
-        f"  {rerun_command(nodeid, 'once')}\n"
+        f"  {rerun_command(nodeid, 'once')}{scripts}\n"
         f"or pass {RECORD_IN_CI_OPTION} if recording in CI is intended. "
         f"See {docs_url('recording-in-ci')}."
     )
@@ -344,6 +361,19 @@ class Miss(NamedTuple):
     source: str | None = "live"
     tool_calls: Sequence[str] | None = None
     environment: Sequence[str] = ()
+
+
+def no_search_backend(nodeid: str, how: str, backends: Sequence[str], cause: str) -> str:
+    return visible(
+        f"agentloop-tools: {nodeid} {how}, and agentloop_env names no search backend, so "
+        f"backend_from_env found none:\n  {cause}\n"
+        "Name the backend the test searches with in the ini key agentloop_search_backend "
+        f"({', '.join(backends)}), in pytest.ini or [tool.pytest.ini_options]:\n"
+        f"  agentloop_search_backend = {backends[0] if backends else 'brave'}\n"
+        "or set WEB_SEARCH_BACKEND in the environment. Its placeholder key is in "
+        f"agentloop_env then; no real key is needed. See {docs_url('search-backend')}",
+        layout=True,
+    )
 
 
 def not_in_cassette(

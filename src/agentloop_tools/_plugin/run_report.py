@@ -207,7 +207,10 @@ def record_of(
 
         crash = getattr(report.longrepr, "reprcrash", None)
         failure = failure_entry(
-            report.outcome, report.longreprtext, getattr(crash, "message", None), error
+            _failed_or_not(report, error),
+            report.longreprtext,
+            getattr(crash, "message", None),
+            error,
         )
         record = _report.test_record(
             item.nodeid,
@@ -220,6 +223,13 @@ def record_of(
         )
     record["conversation_count"] = len(evidence.transcripts)
     return record
+
+
+def _failed_or_not(report: pytest.TestReport, error: BaseException | None) -> str:
+    """``"failed"`` for an xfailed test that failed as expected (a breach under
+    ``xfail(raises=pytest.fail.Exception)``): its record keeps why; pytest's outcome else."""
+    expected = error is not None and not isinstance(error, pytest.xfail.Exception)
+    return "failed" if outcome_label(report) == "xfailed" and expected else report.outcome
 
 
 def record_property(record: dict[str, Any]) -> tuple[str, object]:

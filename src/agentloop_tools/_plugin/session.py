@@ -225,7 +225,9 @@ class AgentloopSession:
         try:
             result = yield
         except _BODY_ENDINGS as ended:
-            body = ended
+            from agentloop_tools._plugin.agents import explain_no_backend
+
+            body = explain_no_backend(item, ended)
         # Read again: a body that asked for a fixture of ours by name is ours now.
         rules = self.rules(item)
         if rules is not None:

@@ -44,6 +44,14 @@ padding: .4em .75em; font-size: .92em; } .tool-call.violating { border-left-colo
 """
 
 
+# Both as every other output has them: str(Violation) says "conversation 2, message 3".
+NUMBERING = (
+    "Conversations are numbered from 1. Messages are named by their index in the "
+    "conversation's transcript, counted from 0: message index 3 is its fourth message "
+    "(message_index in the JSON report, &ldquo;message 3&rdquo; in pytest's failures)."
+)
+
+
 def write_html(path: str, records: Sequence[dict[str, Any]]) -> None:
     """The page of the records, written to ``path``."""
     text = html_page(records)
@@ -65,6 +73,7 @@ def html_page(records: Sequence[dict[str, Any]]) -> str:
         f"{summary['pages_with_violations']} page(s)"
         + _refused_summary(summary.get("refused_attempts", 0))
         + ".</p>",
+        f"<p class='meta' id='numbering'>{NUMBERING}</p>",
     ]
     for record in records:
         parts.append(_html_test(record))
@@ -220,7 +229,7 @@ def _html_violations(
         f"<h4>Violations ({len(pages)} page(s), {occurrences} occurrence(s))</h4>"
         "<ul class='violations'>"
     ]
-    out += [f"<li>{_h(page['line'] + also_written(page))}</li>" for page in pages]
+    out += [f"<li>{_h(_indexed(page['line']) + also_written(page))}</li>" for page in pages]
     out.append("</ul>")
     caused = [v for v in conversation["violations"] if v.get("call")]
     if caused:
@@ -236,11 +245,17 @@ def _html_violations(
             )
             held = REFUSED_NOTE if violation.get("refused") else ""
             out.append(
-                f"<li>{_h(violation['where'])} message {violation['message_index']}: "
+                f"<li>{_h(violation['where'])} message index {violation['message_index']}: "
                 f"{_h(violation['url'])} ({_h(violation['verdict'])}{held}){pointer}</li>"
             )
         out.append("</ul>")
     return out
+
+
+def _indexed(line: str) -> str:
+    """A page's line (``message 3 source: ...``, as ``str(PageViolation)`` words it) with
+    its message labelled an index, beside conversations counted from 1."""
+    return "message index " + line[len("message ") :] if line.startswith("message ") else line
 
 
 def _html_answer(turn: dict[str, Any], marks: list[_Mark]) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
     from agentloop import Agent, HostedTool
@@ -11,7 +11,8 @@ if TYPE_CHECKING:
 
 
 class AgentFactory(Protocol):
-    """``agentloop_agent(tools=(), *, provider=None, model=None, **agent_kwargs) -> Agent``."""
+    """``agentloop_agent(tools=(), *, provider=None, model=None, openai_api=None,
+    **agent_kwargs) -> Agent``."""
 
     def __call__(
         self,
@@ -19,5 +20,6 @@ class AgentFactory(Protocol):
         *,
         provider: str | None = None,
         model: str | None = None,
+        openai_api: Literal["completions", "responses"] | None = None,
         **agent_kwargs: Any,
     ) -> Agent: ...

@@ -46,15 +46,45 @@ class Leak:
 
 def find_leaks(value: Any, detector: Detector, where: str = "") -> list[Leak]:
     """Credentials anywhere in ``value`` (a parsed YAML/JSON document, str or bytes)."""
+    found: list[tuple[str, Finding, bool]] = []
+    for path, text, name, joined in _strings(value, where):
+        found += [(path, finding, joined) for finding in _check(text, name, detector)]
+    whole = _by_head(finding.value for _, finding, joined in found if not joined)
     leaks: list[Leak] = []
     seen: set[tuple[str, str]] = set()
-    for path, text, name in _strings(value, where):
-        for finding in _check(text, name, detector):
-            key = (finding.kind, finding.value)
-            if key not in seen:
-                seen.add(key)
-                leaks.append(Leak(path or "(top level)", finding.kind, finding.masked, _side(path)))
+    for path, finding, joined in found:
+        if joined and _glued(finding.value, whole):
+            continue
+        key = (finding.kind, finding.value)
+        if key not in seen:
+            seen.add(key)
+            leaks.append(Leak(path or "(top level)", finding.kind, finding.masked, _side(path)))
     return leaks
+
+
+_HEAD = 8
+_CANDIDATES = 64
+
+
+def _by_head(values: Iterator[str]) -> dict[str, set[str]]:
+    heads: dict[str, set[str]] = {}
+    for value in values:
+        heads.setdefault(value[:_HEAD], set()).add(value)
+    return heads
+
+
+def _glued(value: str, whole: dict[str, set[str]]) -> bool:
+    """Whether a key found in a body's joined strings is one found whole in a string,
+    with the start of the next string glued on: the same secret, listed once, as it is.
+
+    (A key split across strings is found only joined, so it is kept.) Bounded: a
+    hostile body with thousands of keys sharing a prefix is checked against a few.
+    """
+    candidates = whole.get(value[:_HEAD], ())
+    return any(
+        key != value and value.startswith(key)
+        for key, _ in zip(candidates, range(_CANDIDATES), strict=False)
+    )
 
 
 def cassette_leaks(data: dict[str, Any], detector: Detector) -> list[Leak]:
@@ -84,11 +114,12 @@ def _check(text: str, name: str, detector: Detector) -> list[Finding]:
     return found
 
 
-def _strings(value: Any, where: str) -> Iterator[tuple[str, str, str]]:
-    """(path, decoded string, the name it was stored under) for every string in ``value``.
+def _strings(value: Any, where: str) -> Iterator[tuple[str, str, str, bool]]:
+    """(path, decoded string, the name it was stored under, joined) for every string in
+    ``value``.
 
     Each body-like string (JSON, SSE) is also yielded parsed, and the strings of each
-    parsed body joined.
+    parsed body joined (``joined`` True).
     """
     stack: list[tuple[Any, str, str, int]] = [(value, where, "", 0)]
     # YAML aliases share objects: read each once. Values are kept so ids stay unique.
@@ -104,7 +135,7 @@ def _strings(value: Any, where: str) -> Iterator[tuple[str, str, str]]:
         if isinstance(item, dict):
             for key, child in item.items():
                 key_text = str(key)
-                yield path, key_text, ""
+                yield path, key_text, "", False
                 stack.append((child, _join(path, key_text), key_text, depth + 1))
         elif isinstance(item, list | tuple | set | frozenset):
             for index, child in enumerate(item):
@@ -113,12 +144,12 @@ def _strings(value: Any, where: str) -> Iterator[tuple[str, str, str]]:
             text = decode_bytes(bytes(item), path)
             stack.append((text, path, name, depth + 1))
         elif isinstance(item, str):
-            yield path, item, name
+            yield path, item, name, False
             for parsed in _parsed_forms(item):
-                yield path, _joined(parsed), ""
+                yield path, _joined(parsed), "", True
                 stack.append((parsed, path, name, depth + 1))
         elif item is not None and not isinstance(item, bool | int | float):
-            yield path, str(item), name
+            yield path, str(item), name, False
 
 
 def _join(path: str, key: str) -> str:

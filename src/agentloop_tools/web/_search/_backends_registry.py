@@ -30,6 +30,14 @@ _NAME = re.compile(r"[a-z][a-z0-9_-]{0,39}")
 REGISTRY: dict[str, _Entry] = {}
 
 
+class NoSearchBackend(ValueError):
+    """The mapping configures no search backend (a ``ValueError``, as before).
+
+    Its own type so the pytest plugin can tell a test whose ``agentloop_env`` names
+    none which ini key names one, rather than show a traceback into this module.
+    """
+
+
 def register_backend(
     name: str, factory: BackendFactory, *, variable: str | None = None, replace: bool = False
 ) -> None:
@@ -103,7 +111,7 @@ def backend_from_env(mapping: Mapping[str, str]) -> SearchBackend:
     ]
     if not present:
         variables = ", ".join(e.variable for e in REGISTRY.values() if e.variable is not None)
-        raise ValueError(
+        raise NoSearchBackend(
             f"no search backend is configured: set one of {variables}, or set "
             f"{BACKEND_VARIABLE} to one of {', '.join(sorted(REGISTRY))}."
         )

@@ -8,12 +8,14 @@ every failure becomes an ``[code] message — what to do`` error (``_tool_errors
 
 from __future__ import annotations
 
+import functools
+import inspect
 import re
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import date
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from agentloop import HostedTool, tool
 from agentloop.tooling import ToolSpec
@@ -298,19 +300,48 @@ def _fetch_name(fetch_tool: object) -> str | None:
     return name
 
 
+class SearchToolOptions(TypedDict, total=False):
+    """The keyword arguments of :func:`web_search` that :func:`search_tool` passes on."""
+
+    name: str
+    max_results: int
+    attempts: int
+    backoff_cap: float
+    deadline: float
+    max_bytes: int
+    http_client: httpx.Client | None
+    on_fatal: OnFatal
+    sleep: Callable[[float], None] | None
+    clock: Callable[[], float] | None
+    as_of: date | str | None
+    undated: Undated | None
+    fetch_tool: str | ToolSpec | None
+
+
 def search_tool(
-    env: Any, *, backend: SearchBackend | None = None, policy: DomainPolicy | None = None
+    env: Any,
+    *,
+    backend: SearchBackend | None = None,
+    policy: DomainPolicy | None = None,
+    **options: Unpack[SearchToolOptions],
 ) -> ToolSpec | HostedTool:
     """The search an agent built by ``Agent.from_env(env, ...)`` can really run.
 
     The provider's hosted search where the endpoint hosts it (Anthropic's own API,
-    OpenAI Responses), else :func:`web_search` with ``backend``. Reads the same
-    variables as ``Agent.from_env``: ``LLM_PROVIDER``, ``OPENAI_API`` and
-    ``ANTHROPIC_BASE_URL`` (a third-party Anthropic-compatible endpoint).
+    OpenAI Responses), else :func:`web_search` on ``backend``, or on the backend
+    ``backend_from_env(env)`` configures (``WEB_SEARCH_BACKEND``, ``BRAVE_API_KEY``,
+    ...). Reads the same variables as ``Agent.from_env``: ``LLM_PROVIDER``,
+    ``OPENAI_API`` and ``ANTHROPIC_BASE_URL`` (a third-party Anthropic-compatible
+    endpoint). ``policy`` serves both; ``options`` are :func:`web_search`'s keyword
+    arguments (``http_client=``, ``fetch_tool=``, ``max_results=``, ...), for
+    client-side search only.
 
     Raises:
-        ValueError: the endpoint has no hosted search and no ``backend`` was given,
-            or ``LLM_PROVIDER`` is unknown.
+        ValueError: the endpoint has no hosted search and ``env`` configures no
+            backend (none given); an option other than its default is given where
+            hosted search is chosen (the message names it); ``LLM_PROVIDER`` is unknown.
+        TypeError: ``env`` is not a mapping, or an option is not one of
+            :func:`web_search`'s.
     """
     from collections.abc import Mapping
 
@@ -321,23 +352,69 @@ def search_tool(
         )
     if backend is not None and not isinstance(backend, SearchBackend):
         raise TypeError(f"search_tool(backend={backend!r}) needs a search backend or None.")
+    defaults = _option_defaults()
+    unknown = sorted(set(options) - set(defaults))
+    if unknown:
+        raise TypeError(
+            f"search_tool() got {', '.join(f'{name}=' for name in unknown)}, which "
+            f"web_search does not take; its keyword arguments: {', '.join(defaults)}."
+        )
     provider = (env.get("LLM_PROVIDER") or "openrouter").strip()
     hosted, why = _hosts_search(provider, env)
     if hosted:
+        _refuse_client_options(provider, env, options, defaults)
         if policy is not None:
             return policy.native_web_search()
         from agentloop_tools.web._hosted_search import native_web_search
 
         return native_web_search()
     if backend is None:
-        raise ValueError(
-            f"{why}, and no search backend was given: pass "
-            "search_tool(env, backend=agentloop_tools.web.backends.backend_from_env(env)) "
-            "(set BRAVE_API_KEY, TAVILY_API_KEY, EXA_API_KEY or SEARXNG_URL), or use a "
-            "provider that hosts web search (LLM_PROVIDER=anthropic on api.anthropic.com, "
-            "or openai with OPENAI_API=responses)."
-        )
-    return web_search(backend, policy=policy)
+        backend = _backend_of(env, why)
+    return web_search(backend, policy=policy, **options)
+
+
+@functools.cache
+def _option_defaults() -> dict[str, object]:
+    """web_search's keyword arguments that search_tool passes on, with their defaults."""
+    parameters = inspect.signature(web_search).parameters
+    return {
+        name: parameter.default
+        for name, parameter in parameters.items()
+        if parameter.kind is inspect.Parameter.KEYWORD_ONLY and name != "policy"
+    }
+
+
+def _refuse_client_options(
+    provider: str, env: Any, options: Mapping[str, object], defaults: Mapping[str, object]
+) -> None:
+    # A setting hosted search cannot honour would be dropped unseen; its default is not.
+    given = [name for name, value in options.items() if value != defaults[name]]
+    if not given:
+        return
+    api = ""
+    if provider == "openai":
+        api = f", OPENAI_API={(env.get('OPENAI_API') or 'responses').strip()!r}"
+    raise ValueError(
+        f"search_tool(env, {', '.join(f'{name}=...' for name in given)}): "
+        f"LLM_PROVIDER={provider!r}{api} runs the provider's hosted web search, which "
+        f"takes no {' or '.join(given)} (client-side search only). Leave "
+        f"{'it' if len(given) == 1 else 'them'} out for hosted search, or build the "
+        "client-side tool yourself: web_search(backend_from_env(env), ...)."
+    )
+
+
+def _backend_of(env: Any, why: str) -> SearchBackend:
+    from agentloop_tools.web._search._backends_registry import NoSearchBackend, backend_from_env
+
+    try:
+        return backend_from_env(env)
+    except NoSearchBackend as error:
+        raise NoSearchBackend(
+            f"{why}, so search_tool chooses client-side search, and {error} Or pass "
+            "search_tool(env, backend=...), or use a provider that hosts web search "
+            "(LLM_PROVIDER=anthropic on api.anthropic.com, or openai with "
+            "OPENAI_API=responses)."
+        ) from None
 
 
 def _hosts_search(provider: str, env: Any) -> tuple[bool, str]:
