@@ -42,6 +42,14 @@ class ConfigError(AgentloopToolsError, ValueError):
     """The configuration cannot be used; the message names the file and the fix."""
 
 
+class NoSearchBackend(ConfigError):
+    """The mapping configures no search backend (still a ``ValueError``, as before).
+
+    Its own type so the pytest plugin can tell a test whose ``agentloop_env`` names
+    none which ini key names one, rather than show a traceback into the registry.
+    """
+
+
 class UsageProblem(AgentloopToolsError):
     """Bad command-line usage: reported on stderr with exit code 2."""
 
@@ -61,6 +69,10 @@ class InputError(AgentloopToolsError, ValueError):
     """A file that cannot be read whole and safely; the message says why."""
 
     __module__ = "agentloop_tools.cassettes"
+
+
+class AdoptRefused(InputError):
+    """``adopt`` wrote nothing to the cassette; the message says why."""
 
 
 class StreamError(AgentloopToolsError, ValueError):

@@ -202,7 +202,10 @@ def test_the_html_report_shows_the_tools_and_the_answer_as_read(
     page = (reported.path / "r.html").read_text()
     assert "<script" not in page.replace("&lt;script", ""), "no JavaScript"
     assert "<img" not in page, "nothing loaded from anywhere"
-    assert "cassette: cassettes/test_agent/test_agent.yaml (recording)" in page
+    assert (
+        "cassette: cassettes/test_agent/test_agent.yaml "
+        "(recording, scripted: no live provider answered)"
+    ) in page
     probed = tmp_path / "probed.html"
     probed.write_text(page.replace("</body>", PROBE + "</body>"))
     dom = _chromium(tmp_path, "--dump-dom", probed.as_uri())

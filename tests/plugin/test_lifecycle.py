@@ -104,7 +104,11 @@ def test_a_stale_cassette_fails_at_once_with_the_closest_request_and_a_diff(
         consecutive=True,
     )
     result.stdout.fnmatch_lines(
-        ["  pytest test_agent.py::test_agent --record-mode=rewrite", "Cassette: */test_agent.yaml"]
+        [
+            # Recorded from scripts, so re-recorded from scripts: no key is needed.
+            "  pytest test_agent.py::test_agent --record-mode=rewrite --agentloop-from-scripts",
+            "Cassette: */test_agent.yaml",
+        ]
     )
     # The real cause, at once: no "Connection error", no retries.
     result.stdout.no_fnmatch_line("*Connection error*")
@@ -210,7 +214,7 @@ def test_unused_interactions_fail_the_test_by_name(project: pytest.Pytester) -> 
             "  - interaction 1: POST https://api.anthropic.com/v1/messages  (asks: What is new*",
             "",
             "The agent made fewer or different requests than the cassette holds*",
-            "  pytest test_agent.py::test_agent --record-mode=rewrite",
+            "  pytest test_agent.py::test_agent --record-mode=rewrite --agentloop-from-scripts",
         ],
         consecutive=True,
     )

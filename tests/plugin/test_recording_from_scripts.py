@@ -178,7 +178,7 @@ def test_recording_from_scripts_with_no_backend_named_says_which_ini_key_names_i
             "agentloop_env names no search backend, so backend_from_env found none:",
             "*no search backend is configured*",
             "*Name the backend the test searches with in the ini key agentloop_search_backend "
-            "(brave, exa, searxng, tavily)*",
+            "(brave, exa, *searxng, tavily)*",
             "*  agentloop_search_backend = brave",
         ]
     )
@@ -221,7 +221,7 @@ def test_in_replay_a_cassette_with_no_search_api_names_the_ini_key_too(
             "*test_env.py::test_env replays a cassette that shows no one search API, and "
             "agentloop_env names no search backend*",
             "*so search_tool chooses client-side search, and no search backend is configured*",
-            "*in the ini key agentloop_search_backend (brave, exa, searxng, tavily)*",
+            "*in the ini key agentloop_search_backend (brave, exa, *searxng, tavily)*",
         ]
     )
     result.stdout.no_fnmatch_line("*Traceback*")

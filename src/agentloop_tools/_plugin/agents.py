@@ -106,7 +106,9 @@ def explain_no_backend(item: pytest.Item, error: BaseException) -> BaseException
     how = item.stash.get(UNNAMED_BACKEND, None)
     # Not imported here: an error of that type means its module was imported already.
     registry = sys.modules.get("agentloop_tools.web._search._backends_registry")
-    if how is None or registry is None or not isinstance(error, registry.NoSearchBackend):
+    from agentloop_tools._errors import NoSearchBackend
+
+    if how is None or registry is None or not isinstance(error, NoSearchBackend):
         return error
     message = messages.no_search_backend(
         item.nodeid, how, sorted(registry.registered_backends()), str(error)

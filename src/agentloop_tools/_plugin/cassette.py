@@ -336,14 +336,22 @@ def check_unused_interactions(item: pytest.Item) -> None:
     if cassette is None or not cassette.write_protected or cassette.all_played:
         return
     from agentloop_tools.cassettes import summary
+    from agentloop_tools.cassettes._provenance import read
 
+    provenance = read(str(cassette._path))
     unused = [
         (index, summary(cassette.requests[index]))
         for index in range(len(cassette))
         if cassette.play_counts[index] == 0
     ]
     fail(
-        messages.unused_interactions(item.nodeid, str(cassette._path), len(cassette), unused),
+        messages.unused_interactions(
+            item.nodeid,
+            str(cassette._path),
+            len(cassette),
+            unused,
+            from_scripts=bool(provenance) and provenance.get("source") == "scripts",
+        ),
         "unused-interactions",
     )
 

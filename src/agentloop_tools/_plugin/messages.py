@@ -307,8 +307,15 @@ def report_path_unwritable(option: str, value: str, reason: str | None) -> str:
 
 
 def unused_interactions(
-    nodeid: str, path: str, total: int, unused: Sequence[tuple[int, str]]
+    nodeid: str,
+    path: str,
+    total: int,
+    unused: Sequence[tuple[int, str]],
+    *,
+    from_scripts: bool = False,
 ) -> str:
+    # A cassette recorded from scripts is re-recorded from scripts (no key needed).
+    scripts = f" {FROM_SCRIPTS_OPTION}" if from_scripts else ""
     lines = [
         f"agentloop-tools: the test passed but left {len(unused)} of {total} recorded "
         "interaction(s) unused:",
@@ -319,7 +326,7 @@ def unused_interactions(
         "extended with --record-mode=new_episodes keeps the old requests beside the new "
         "ones), so it no longer describes this test. If the change is intended, re-record "
         "it from scratch:",
-        f"  pytest {shlex.quote(nodeid)} --record-mode=rewrite",
+        f"  {rerun_command(nodeid, 'rewrite')}{scripts}",
         f"Cassette: {path}",
     ]
     # Recorded requests are anyone's text: shown, never obeyed by the terminal.

@@ -17,15 +17,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from agentloop_tools._errors import InputError
+from agentloop_tools._errors import AdoptRefused
 
 MAX_NOTE = 500
 _DATE = re.compile(r"(\d{4})-(\d\d)-(\d\d)(?:T(\d\d):(\d\d):(\d\d)Z)?")
 _BOM = b"\xef\xbb\xbf"
-
-
-class AdoptRefused(InputError):
-    """The cassette was not adopted; nothing was written. The message says why."""
 
 
 def parse_date(value: str, now: dt.datetime | None = None) -> dt.datetime:

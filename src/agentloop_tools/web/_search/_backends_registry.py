@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from agentloop_tools._errors import NoSearchBackend
 from agentloop_tools._providers import SEARCH_APIS
 from agentloop_tools.web._search._backends_api import SearchBackend
 from agentloop_tools.web._search._backends_builtin import brave, exa, searxng, tavily
@@ -28,14 +29,6 @@ class _Entry:
 _NAME = re.compile(r"[a-z][a-z0-9_-]{0,39}")
 # The registrations, in order (the public module keeps its old name, _REGISTRY, for it).
 REGISTRY: dict[str, _Entry] = {}
-
-
-class NoSearchBackend(ValueError):
-    """The mapping configures no search backend (a ``ValueError``, as before).
-
-    Its own type so the pytest plugin can tell a test whose ``agentloop_env`` names
-    none which ini key names one, rather than show a traceback into this module.
-    """
 
 
 def register_backend(

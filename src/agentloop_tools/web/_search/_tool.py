@@ -404,7 +404,8 @@ def _refuse_client_options(
 
 
 def _backend_of(env: Any, why: str) -> SearchBackend:
-    from agentloop_tools.web._search._backends_registry import NoSearchBackend, backend_from_env
+    from agentloop_tools._errors import NoSearchBackend
+    from agentloop_tools.web._search._backends_registry import backend_from_env
 
     try:
         return backend_from_env(env)
