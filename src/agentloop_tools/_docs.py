@@ -22,6 +22,7 @@ TOPICS: dict[str, tuple[str, str]] = {
     "adopting": ("testing.md", "adopting-a-cassette-recorded-elsewhere"),
     "replay-environment": ("testing.md", "a-tool-result-that-differs-in-replay"),
     "marker": ("testing.md", "marker"),
+    "web-faults": ("testing.md", "web-faults"),
     "options": ("testing.md", "options-and-ini-keys"),
     "configuration": ("testing.md", "where-the-project-policy-is-read"),
     "connect": ("testing.md", "connecting-an-agent"),
