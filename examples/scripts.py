@@ -181,3 +181,23 @@ PAGES = {
         Path(__file__).with_name("pages") / "controlflow.html"
     ).read_text(encoding="utf-8"),
 }
+
+
+FAULTED_PAGE_TEST = "test_an_agent_whose_page_answers_403_says_so_and_links_nothing_unread"
+
+SCRIPTS[FAULTED_PAGE_TEST] = [
+    chat_completion(
+        calls=[
+            (
+                "call_fetch_1",
+                "web_fetch",
+                {"url": "https://docs.python.org/3/whatsnew/3.13.html", "start": None},
+            )
+        ]
+    ),
+    chat_completion(
+        "I could not read the Python 3.13 release notes: the page answered 403 Forbidden, "
+        "so I cannot tell you from the source what changed in the REPL. Try again later, "
+        "or open the release notes yourself."
+    ),
+]

@@ -39,7 +39,11 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("agentloop_tools.web._text",),
     ("agentloop_tools.web._transcript", "agentloop_tools.web._hosted_search"),
     ("agentloop_tools.web._policy",),
-    ("agentloop_tools.web._tool_errors", "agentloop_tools.web._tool_options"),
+    (
+        "agentloop_tools.web._tool_errors",
+        "agentloop_tools.web._tool_options",
+        "agentloop_tools.web._faults",  # the faults a test injects, asked before a request
+    ),
     ("agentloop_tools.web._search", "agentloop_tools.web._fetch", "agentloop_tools.web.backends"),
     ("agentloop_tools.web._standalone",),
     ("agentloop_tools.web",),  # the face: public names only

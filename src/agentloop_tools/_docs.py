@@ -23,6 +23,7 @@ TOPICS: dict[str, tuple[str, str]] = {
     "replay-environment": ("testing.md", "a-tool-result-that-differs-in-replay"),
     "search-backend": ("testing.md", "the-search-backend-in-replay-and-from-scripts"),
     "marker": ("testing.md", "marker"),
+    "web-faults": ("testing.md", "web-faults"),
     "options": ("testing.md", "options-and-ini-keys"),
     "configuration": ("testing.md", "where-the-project-policy-is-read"),
     "connect": ("testing.md", "connecting-an-agent"),

@@ -21,6 +21,9 @@ import pytest
 
 from agentloop_tools._plugin.scope import (
     EVIDENCE,
+    FAULTS_KEYWORDS,
+    FAULTS_MARKER_LINE,
+    FAULTS_MET,
     FIXTURE_USED,
     FROM_SCRIPTS_OPTION,
     GUARD_FIXTURE,
@@ -34,6 +37,7 @@ from agentloop_tools._plugin.scope import (
     REFUSED_ATTEMPTS_OPTION,
     REPORT_OPTION,
     SESSION_NAME,
+    WEB_FAULTS,
     configured,
     in_scope,
     marker_near_miss,
@@ -111,7 +115,8 @@ class Standby:
         if in_scope(item):
             return True
         for mark in item.iter_markers():
-            if MARKER_KEYWORDS.intersection(mark.kwargs) and self._near(mark.name):
+            keywords = MARKER_KEYWORDS | FAULTS_KEYWORDS
+            if keywords.intersection(mark.kwargs) and self._near(mark.name):
                 return True  # an attempt to configure us: the session says what is wrong
         return False
 
@@ -235,6 +240,7 @@ def _add_ini_keys(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", MARKER_LINE)
+    config.addinivalue_line("markers", FAULTS_MARKER_LINE)
     if not supported():
         # Loaded in every run of the environment: on a pytest it cannot serve, stay out
         # of the way unless the run asks for it.
@@ -384,4 +390,13 @@ def _agentloop_cassette_guard(request: pytest.FixtureRequest) -> Iterator[None]:
             check_age(request, session.max_cassette_age, session.cassette_age_action)
     else:
         guard_provider_hosts(request, state)
-    yield
+    faults = request.node.stash.get(WEB_FAULTS, None)
+    if faults is None:
+        yield
+        return
+    from agentloop_tools.web._faults import injected
+
+    # Around every other fixture of the test, so an agent run in a fixture meets them too.
+    with injected(faults) as met:
+        request.node.stash[FAULTS_MET] = met
+        yield

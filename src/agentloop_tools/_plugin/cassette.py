@@ -350,7 +350,7 @@ def check_unused_interactions(item: pytest.Item) -> None:
             str(cassette._path),
             len(cassette),
             unused,
-            from_scripts=bool(provenance) and provenance.get("source") == "scripts",
+            from_scripts=provenance is not None and provenance.get("source") == "scripts",
         ),
         "unused-interactions",
     )

@@ -455,3 +455,24 @@ def _tool_result_changed(why: Miss, rerun: str) -> list[str]:
         f"See {docs_url('replay-environment')}.",
     ]
     return lines
+
+
+# Web faults (the web_faults marker) ------------------------------------------------------
+
+
+def faults_marker_near_miss(nodeid: str, written: str) -> str:
+    return (
+        f"@pytest.mark.{written} on {nodeid} is not a registered marker, and it is one "
+        "typo away from @pytest.mark.web_faults: as written, the test's tools would meet "
+        "no fault and the test would pass without testing one. Did you mean "
+        "@pytest.mark.web_faults? (A marker of your own with this name must be registered "
+        f"in the ini file's markers.) See {docs_url('web-faults')}."
+    )
+
+
+def stacked_faults(nodeid: str, where: str) -> str:
+    return (
+        f"@pytest.mark.web_faults on {nodeid}: {where} carries more than one web_faults "
+        "marker, and which pattern wins between them is not the plugin's guess to make. "
+        "Keep one marker, with every fault in its pages= and searches= mappings."
+    )

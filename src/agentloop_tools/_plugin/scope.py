@@ -3,8 +3,8 @@
 The one definition of "this run uses the plugin", shared by the real session, the
 standby that waits for a first use, and the inert plugin of an old pytest: one of our
 options, ini keys (or a near miss of one), the ``[tool.agentloop-tools]`` table (or a
-near miss of its name), one of our fixtures, or the ``domain_policy`` marker in our
-keyword form. A run that uses none of them runs as if we were not installed.
+near miss of its name), one of our fixtures, or the ``domain_policy`` or ``web_faults``
+marker in our keyword form. A run that uses none of them runs as if we were not installed.
 
 Imported by the entry point on every pytest start-up of the environment, on any pytest
 version: the standard library and pytest's oldest public API only (no new-style hook
@@ -21,6 +21,7 @@ import pytest
 
 if TYPE_CHECKING:
     from agentloop_tools.testing import AgentloopEvidence
+    from agentloop_tools.web._faults import WebFaults
 
 SESSION_NAME = "agentloop-tools-session"
 MARKER_NAME = "domain_policy"
@@ -37,6 +38,16 @@ MARKER_LINE = (
     "against a domain policy, with every other marker on its path and the project policy "
     "(replace=True: this marker alone); a violation, or no agent evidence at all, fails "
     "the test (refused_attempts='fail': a URL web_fetch refused fails it too) "
+    "(agentloop-tools' testing guide)."
+)
+# The web faults marker: its keywords put a test in scope as the policy marker's do.
+FAULTS_MARKER_NAME = "web_faults"
+FAULTS_KEYWORDS = frozenset({"pages", "searches"})
+FAULTS_MARKER_LINE = (
+    f"{FAULTS_MARKER_NAME}(*, pages=None, searches=None): the client-side web_fetch and "
+    "web_search tools meet these failures ({URL_PATTERN: FAULT}, {QUERY_PATTERN: FAULT}; "
+    "a FAULT is an HTTP error status, 'timeout', 'empty', 'paywall' or, for pages, "
+    "'redirect:<url>'), answered before any request, recording and on replay "
     "(agentloop-tools' testing guide)."
 )
 # Every ini key the plugin registers: a near miss of one, or any other agentloop_* key,
@@ -100,6 +111,8 @@ OPTIONS = (
 )
 
 EVIDENCE: pytest.StashKey[AgentloopEvidence] = pytest.StashKey()
+WEB_FAULTS: pytest.StashKey[WebFaults] = pytest.StashKey()  # the test's web_faults, read
+FAULTS_MET = pytest.StashKey[list[dict[str, str]]]()  # each fault its tools met
 FIXTURE_USED = pytest.StashKey[bool]()  # one of our fixtures was set up for the test
 
 
@@ -146,12 +159,14 @@ def in_scope(item: pytest.Item) -> bool:
     names = getattr(item, "fixturenames", ())
     if OUR_FIXTURES.intersection(names) or FIXTURE_USED in item.stash:
         return True
-    marks = list(item.iter_markers(MARKER_NAME))
-    if not marks:
-        return False
-    if not project_owns_marker(item.config):
-        return True
-    return any(MARKER_KEYWORDS.intersection(mark.kwargs) for mark in marks)
+    for name, keywords in ((MARKER_NAME, MARKER_KEYWORDS), (FAULTS_MARKER_NAME, FAULTS_KEYWORDS)):
+        marks = list(item.iter_markers(name))
+        if marks and (
+            not project_owns_marker(item.config, name)
+            or any(keywords.intersection(mark.kwargs) for mark in marks)
+        ):
+            return True
+    return False
 
 
 def registered_markers(config: pytest.Config) -> set[str]:
@@ -162,33 +177,41 @@ def registered_markers(config: pytest.Config) -> set[str]:
     return names
 
 
-_OWNED = pytest.StashKey[bool]()
+_OWNED = pytest.StashKey[dict[str, bool]]()
+_OUR_LINES = {MARKER_NAME: MARKER_LINE, FAULTS_MARKER_NAME: FAULTS_MARKER_LINE}
 
 
-def project_owns_marker(config: pytest.Config) -> bool:
-    """Whether the project registered a ``domain_policy`` marker of its own."""
-    owned = config.stash.get(_OWNED, None)
-    if owned is None:
-        owned = any(
-            str(line) != MARKER_LINE
-            and str(line).split(":", 1)[0].split("(", 1)[0].strip() == MARKER_NAME
+def project_owns_marker(config: pytest.Config, name: str = MARKER_NAME) -> bool:
+    """Whether the project registered a marker of its own by our marker's ``name``."""
+    owned = config.stash.setdefault(_OWNED, {})
+    if name not in owned:
+        owned[name] = any(
+            str(line) != _OUR_LINES[name]
+            and str(line).split(":", 1)[0].split("(", 1)[0].strip() == name
             for line in config.getini("markers")
         )
-        config.stash[_OWNED] = owned
-    return owned
+    return owned[name]
 
 
 def marker_near_miss(name: str, registered: set[str]) -> bool:
-    """An unregistered marker name one or two typos from ``domain_policy``."""
-    if name == MARKER_NAME or name in registered:
-        return False
-    if not 9 <= len(name) <= 19:
-        return False  # too short or long for either test below: most names stop here
+    """An unregistered marker name one or two typos from one of ours."""
+    return near_marker(name, registered) is not None
+
+
+def near_marker(name: str, registered: set[str]) -> str | None:
+    """Which of our markers an unregistered name is one or two typos from, if any."""
+    if name in _OUR_LINES or name in registered:
+        return None
+    if not 8 <= len(name) <= 19:
+        return None  # too short or long for either test below: most names stop here
     import difflib
 
-    if difflib.get_close_matches(name, [MARKER_NAME], n=1, cutoff=0.8):
-        return True
-    return _edits(name.lower(), MARKER_NAME) <= 2
+    for ours in _OUR_LINES:
+        if difflib.get_close_matches(name, [ours], n=1, cutoff=0.8):
+            return ours
+        if _edits(name.lower(), ours) <= 2:
+            return ours
+    return None
 
 
 def _edits(a: str, b: str) -> int:

@@ -36,14 +36,17 @@ from agentloop_tools._plugin.run_report import (
 )
 from agentloop_tools._plugin.scope import (
     EVIDENCE,
+    FAULTS_MARKER_NAME,
+    FAULTS_MET,
     FROM_SCRIPTS_OPTION,
     GUARD_FIXTURE,
     MARKER_NAME,
     PROVIDER_OPTION,
     RECORD_IN_CI_OPTION,
     REFUSED_ATTEMPTS_OPTION,
+    WEB_FAULTS,
     in_scope,
-    marker_near_miss,
+    near_marker,
     registered_markers,
 )
 
@@ -121,13 +124,17 @@ class AgentloopSession:
         """
         problems: list[str] = []
         registered = registered_markers(self.config)
-        near: dict[str, bool] = {}  # by marker name: a suite has few names, many tests
+        near: dict[str, str | None] = {}  # by marker name: a suite has few names, many tests
         for item in items:
             for mark in item.iter_markers():
                 if mark.name not in near:
-                    near[mark.name] = marker_near_miss(mark.name, registered)
-                if near[mark.name]:
-                    problem = messages.marker_near_miss(item.nodeid, mark.name, MARKER_NAME)
+                    near[mark.name] = near_marker(mark.name, registered)
+                if near[mark.name] is not None:
+                    problem = (
+                        messages.faults_marker_near_miss(item.nodeid, mark.name)
+                        if near[mark.name] == FAULTS_MARKER_NAME
+                        else messages.marker_near_miss(item.nodeid, mark.name, MARKER_NAME)
+                    )
                     problems.append(problem)
                     item.stash[_MARKER_PROBLEM] = problem
                     break
@@ -148,6 +155,15 @@ class AgentloopSession:
             return None
         if isinstance(item, pytest.Function) and GUARD_FIXTURE not in item.fixturenames:
             item.fixturenames.insert(0, GUARD_FIXTURE)  # set up before its fixtures
+        if item.get_closest_marker(FAULTS_MARKER_NAME) is not None and WEB_FAULTS not in item.stash:
+            from agentloop_tools._plugin.faults import faults_are_ours, read_faults
+
+            try:
+                if faults_are_ours(item):
+                    item.stash[WEB_FAULTS] = read_faults(item)
+            except pytest.UsageError as error:
+                item.stash[_MARKER_PROBLEM] = str(error)
+                return str(error)
         if item.get_closest_marker(MARKER_NAME) is None or MARKER in item.stash:
             return None
         try:
@@ -330,6 +346,11 @@ class AgentloopSession:
         record["refused_count"] = item.stash.get(gate.REFUSED, 0)
         rules = self.rules(item)
         record["refused_attempts"] = rules.refused_attempts if rules is not None else "report"
+        faults = item.stash.get(WEB_FAULTS, None)
+        if faults is not None:
+            from agentloop_tools._plugin.faults import record_faults
+
+            record["web_faults"] = record_faults(faults, item.stash.get(FAULTS_MET, []))
         marker = item.stash.get(MARKER, None)
         if marker is not None and marker.replace:
             record["replace"] = True

@@ -112,6 +112,7 @@ def _html_test(record: dict[str, Any]) -> str:
             f"{_h(', '.join(policy['domains']))} "
             f"(from {_h(str(policy['from']))})</p>"
         )
+    out += _html_faults(record.get("web_faults"))
     for number, conversation in enumerate(record["conversations"], start=1):
         out.append(
             f"<h3 id='{_h(_anchor(record['test'], number), quote=True)}'>Conversation {number}</h3>"
@@ -119,6 +120,33 @@ def _html_test(record: dict[str, Any]) -> str:
         out += _html_conversation(conversation, _anchor(record["test"], number))
     out.append("</section>")
     return "\n".join(out)
+
+
+def _html_faults(faults: object) -> list[str]:
+    """The faults the test injected (``web_faults``), and each one its tools met."""
+    if not isinstance(faults, dict):
+        return []
+    written = [
+        f"{kind} {pattern} &rarr; {fault}"
+        for kind in ("pages", "searches")
+        for pattern, fault in (
+            (_h(str(p)), _h(str(f))) for p, f in dict(faults.get(kind) or {}).items()
+        )
+    ]
+    met = [entry for entry in faults.get("met") or () if isinstance(entry, dict)]
+    out = [
+        f"<p class='meta web-faults'><span class='label'>Web faults injected:</span> "
+        f"{'; '.join(written)} ({len(met)} met)</p>"
+    ]
+    if met:
+        out.append("<ul class='faults-met'>")
+        out += [
+            f"<li>{_h(str(e.get('tool')))} {_h(str(e.get('target')))} &rarr; "
+            f"{_h(str(e.get('fault')))}</li>"
+            for e in met
+        ]
+        out.append("</ul>")
+    return out
 
 
 def _anchor(test: str, number: int) -> str:

@@ -25,6 +25,12 @@ class ScriptedPages:
             guessed from the URL's path (``.pdf``: ``application/pdf``; unknown:
             ``application/octet-stream``); a ``(status, body, headers)`` tuple sets all
             three (a redirect is ``(302, "", {"location": "https://..."})``).
+        faults: ``{URL_PATTERN: FAULT}``, as ``@pytest.mark.web_faults(pages=...)``
+            takes them: a pattern in the policy's rule syntax (``docs.python.org/3/*``)
+            and an HTTP error status (``403``), ``"timeout"``, ``"empty"``,
+            ``"paywall"`` or ``"redirect:<url>"``. ``web_fetch`` answers a matching
+            page itself, before any request (so neither this mapping nor a cassette
+            sees it) and without a wait.
 
     ``web_fetch(**pages.tool_options())`` then fetches offline: the URL, policy and
     address checks all run as in production (every host resolves to one public
@@ -34,9 +40,14 @@ class ScriptedPages:
     mapping lacks answers 404 with a body saying which URL to add (robots.txt too).
     """
 
-    def __init__(self, pages: Mapping[str, PageBody]) -> None:
+    def __init__(
+        self, pages: Mapping[str, PageBody], *, faults: Mapping[str, object] | None = None
+    ) -> None:
         import httpx
 
+        from agentloop_tools.web._faults import web_faults
+
+        self._faults = web_faults(pages=faults, where="ScriptedPages(faults=...)")
         if not isinstance(pages, Mapping):
             raise TypeError(
                 f"ScriptedPages needs a mapping of URL to body, got {type(pages).__name__}."
@@ -70,7 +81,11 @@ class ScriptedPages:
             status, content, headers = _reply(str(request.url), body)
             return httpx.Response(status, content=content, headers=headers)
 
-        return httpx.Client(transport=httpx.MockTransport(answer))
+        client = httpx.Client(transport=httpx.MockTransport(answer))
+        from agentloop_tools.web._faults import attach
+
+        attach(client, self._faults)
+        return client
 
     def tool_options(self) -> dict[str, Any]:
         """The keyword arguments that make ``web_fetch`` read from here."""

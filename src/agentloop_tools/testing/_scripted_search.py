@@ -9,7 +9,7 @@ rejected keys, a body that is not JSON).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from agentloop_tools.testing._scripted import scripted_id
@@ -32,13 +32,27 @@ class ScriptedSearch:
             :func:`searxng_results` and the unhappy-path builders. An exception
             instance (``httpx.ReadTimeout("...")``) is raised instead: a timeout can be
             scripted for a test, though a cassette cannot record one.
+        faults: ``{QUERY_PATTERN: FAULT}``, as ``@pytest.mark.web_faults(searches=...)``
+            takes them: a substring of the query (any case) or a compiled pattern, and
+            an HTTP error status (``429``), ``"timeout"``, ``"empty"`` or ``"paywall"``.
+            ``web_search`` answers a matching query itself, before any request (no
+            response of the script is used) and without a retry or wait.
 
     vcrpy records this traffic like any other, so with ``--record-mode=once`` an
     agent that calls ``web_search`` is recorded without a search key; the
     cassette then replays without the script.
     """
 
-    def __init__(self, backend: str, responses: Iterable[SearchReply | BaseException]) -> None:
+    def __init__(
+        self,
+        backend: str,
+        responses: Iterable[SearchReply | BaseException],
+        *,
+        faults: Mapping[object, object] | None = None,
+    ) -> None:
+        from agentloop_tools.web._faults import web_faults
+
+        self._faults = web_faults(searches=faults, where="ScriptedSearch(faults=...)")
         if backend not in SEARCH_BACKENDS:
             raise ValueError(
                 f"ScriptedSearch(backend={backend!r}): use one of {', '.join(SEARCH_BACKENDS)}."
@@ -72,7 +86,11 @@ class ScriptedSearch:
             content = body if isinstance(body, str) else json.dumps(body)
             return httpx.Response(status, content=content.encode(), headers=headers)
 
-        return httpx.Client(transport=httpx.MockTransport(answer))
+        client = httpx.Client(transport=httpx.MockTransport(answer))
+        from agentloop_tools.web._faults import attach
+
+        attach(client, self._faults)
+        return client
 
     def sent(self) -> list[dict[str, Any]]:
         """What each request asked, in order: a GET's query parameters, a POST's JSON body.

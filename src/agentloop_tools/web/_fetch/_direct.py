@@ -20,6 +20,7 @@ from ada_url import join_url, parse_url
 from cachetools import TTLCache
 
 from agentloop_tools.web._domains._address import parse_address
+from agentloop_tools.web._faults import PAYWALL_TEXT, Fault, page_fault
 from agentloop_tools.web._fetch._addresses import addresses
 from agentloop_tools.web._fetch._body import read_capped
 from agentloop_tools.web._fetch._codes import FetchRefusal, shown
@@ -137,6 +138,10 @@ class DirectReader:
         trip.url = href
         if kind is not None:
             trip.requested.append((kind, href))
+        if kind != "robots":
+            fault = page_fault(href, self._settings.client, self._settings.name)
+            if fault is not None:
+                return self._faulted(fault, href)
         request = trip.client.build_request(
             "GET",
             href,
@@ -173,6 +178,27 @@ class DirectReader:
                 f"{href} could not be reached ({type(error).__name__}: {error})",
                 "try again later, or another source",
             ) from None
+
+    def _faulted(self, fault: Fault, href: str) -> httpx.Response:
+        """The answer a test's fault gives for ``href``, made here: nothing is sent.
+
+        Read by the same steps as a real answer (redirect, status, body), so the model
+        reads what the real failure would give it; a timeout costs no wait.
+        """
+        if fault.kind == "timeout":
+            raise FetchRefusal(
+                "timeout",
+                f"{href} did not answer within {self._settings.timeout:g} s",
+                "try again later, or another source",
+            )
+        request = httpx.Request("GET", href)
+        if fault.kind == "redirect":
+            return httpx.Response(302, headers={"location": str(fault.location)}, request=request)
+        if fault.kind == "status":
+            return httpx.Response(fault.status or 500, request=request)
+        text = PAYWALL_TEXT if fault.kind == "paywall" else ""
+        headers = {"content-type": "text/plain; charset=utf-8"}
+        return httpx.Response(200, headers=headers, content=text.encode(), request=request)
 
     def _refuse_status(self, response: httpx.Response, href: str) -> None:
         status = response.status_code

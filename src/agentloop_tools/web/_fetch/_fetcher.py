@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from cachetools import TTLCache
 
+from agentloop_tools.web._faults import any_for
 from agentloop_tools.web._fetch._codes import FetchRefusal, shown
 from agentloop_tools.web._fetch._direct import DirectReader
 from agentloop_tools.web._fetch._settings import (
@@ -84,13 +85,17 @@ class Fetcher:
         """The whole document for one call (from the cache, or read), or a ``FetchRefusal``."""
         start_offset(start)
         href = self.check_url(url, hop=None)
-        page = self._cached(href)
+        # While a test injects faults the cache is left alone both ways: a faulted page
+        # is never served later, nor a page read before the fault served past it.
+        faulted = any_for(self._settings.client)
+        page = None if faulted else self._cached(href)
         if page is None:
             if self._via is not None:
                 page = read_via(self._settings, self._via, href, requested)
             else:
                 page = self._direct.download(href, requested)
-            self._remember(page)
+            if not faulted:
+                self._remember(page)
         return page
 
     def check_url(self, url: object, *, hop: str | None) -> str:

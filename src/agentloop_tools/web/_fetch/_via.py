@@ -22,6 +22,7 @@ from urllib.parse import quote
 from ada_url import parse_url
 
 from agentloop_tools.web._domains._address import parse_address, refusal
+from agentloop_tools.web._faults import PAYWALL_TEXT, Fault, page_fault
 from agentloop_tools.web._fetch._codes import FetchRefusal, shown
 from agentloop_tools.web._fetch._settings import FetchSettings, Page, Requested, needs_javascript
 from agentloop_tools.web._fetch._url_check import check_url
@@ -36,6 +37,8 @@ logger = logging.getLogger("agentloop_tools.web.fetch")
 
 # JSON escapes and the provider's envelope around the text: the body may be larger.
 _ENVELOPE_BYTES = 200_000
+# Redirects a test's faults may chain, as a direct read follows at most five.
+MAX_FAULT_REDIRECTS = 5
 
 
 def page_api(via: object) -> PageApi:
@@ -122,25 +125,28 @@ def read_via(settings: FetchSettings, api: PageApi, href: str, requested: Reques
     """A page through a search provider's page API: checks before and after."""
     if not settings.allow_private:
         _refuse_private(href, href)
-    deadline = time.monotonic() + settings.timeout
-    got = read_through(
-        api,
-        href,
-        client=settings.client,
-        max_chars=settings.max_bytes,
-        max_bytes=settings.max_bytes,
-        deadline=deadline,
-        timeout=settings.timeout,
-    )
+    chain, fault = _fault_hops(settings, href, requested)
+    current = chain[-1]
+    if fault is not None:
+        got = faulted_read(api.name, fault, current, settings.timeout)
+    else:
+        got = read_through(
+            api,
+            current,
+            client=settings.client,
+            max_chars=settings.max_bytes,
+            max_bytes=settings.max_bytes,
+            deadline=time.monotonic() + settings.timeout,
+            timeout=settings.timeout,
+        )
     mask = _Mask(api)
-    chain = [href]
     if got.url is not None:
         try:
-            final = _final_url(settings, mask, api.name, href, got.url, requested)
+            final = _final_url(settings, mask, api.name, current, got.url, requested)
         except FetchRefusal as refused:
             # The refusal may quote the URL the provider reported: mask it too.
             raise mask.refusal(refused) from None
-        if final != href:
+        if final != current:
             chain.append(final)
     text = got.text
     notes: list[str] = [f"note: read through the {api.name} API"]
@@ -158,6 +164,51 @@ def read_via(settings: FetchSettings, api: PageApi, href: str, requested: Reques
         )
     title = mask.text(" ".join(got.title.split())) if got.title else None
     return Page(tuple(chain), title, text, tuple(notes))
+
+
+def _fault_hops(
+    settings: FetchSettings, href: str, requested: Requested
+) -> tuple[list[str], Fault | None]:
+    """The redirects a test's faults make of ``href``, each hop checked before it is read;
+    the chain, and the fault (not a redirect) its last URL meets."""
+    chain = [href]
+    fault = page_fault(href, settings.client, settings.name)
+    while fault is not None and fault.kind == "redirect":
+        # The provider follows a page's redirect: each hop is checked as a direct read's.
+        target = str(fault.location)
+        if len(chain) > MAX_FAULT_REDIRECTS:
+            raise FetchRefusal(
+                "fetch-error",
+                f"{href} redirected more than {MAX_FAULT_REDIRECTS} times",
+                "do not retry; the page may be in a redirect loop",
+            )
+        requested.append(("redirect", target))
+        target = check_url(target, settings.policy, hop=target)
+        if not settings.allow_private:
+            _refuse_private(target, f"the redirect to {target}")
+        chain.append(target)
+        fault = page_fault(target, settings.client, settings.name)
+    return chain, fault
+
+
+def faulted_read(name: str, fault: Fault, href: str, timeout: float) -> ApiPage:
+    """What the page API reports for a page a test faulted, made here: nothing is sent.
+
+    Worded as the provider's own report of that failure is read (see ``_answer``).
+    """
+    if fault.kind == "timeout":
+        raise FetchRefusal(
+            "timeout",
+            f"the {name} page API did not answer for {href} within {timeout:g} s",
+            "try again later, or another source",
+        )
+    if fault.kind == "status":
+        raise FetchRefusal(
+            "fetch-error",
+            f"{name} could not read {href}: the page answered HTTP {fault.status}",
+            "do not retry this URL; use another source",
+        )
+    return ApiPage(None, None, PAYWALL_TEXT if fault.kind == "paywall" else "")
 
 
 def _final_url(

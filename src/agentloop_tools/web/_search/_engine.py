@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Any, Literal
 
+from agentloop_tools.web._faults import SEARCH_PAYWALL_TEXT, Fault, search_fault
 from agentloop_tools.web._policy._policy import DomainPolicy
 from agentloop_tools.web._search._filter import Filtered, filter_hits
 from agentloop_tools.web._search._options import Narrowing, Undated, allowed_hosts, narrowing
@@ -224,6 +225,9 @@ class SearchEngine:
                 ),
                 (),
             )
+        fault = search_fault(text, self._client, self.settings.name)
+        if fault is not None:
+            return self._faulted(fault, wanted, narrowed)
         try:
             build = getattr(self.backend, "build_search_request", None)
             if callable(build):
@@ -240,6 +244,23 @@ class SearchEngine:
             )
         outcome, made = self._send(request)
         return self._read(outcome, wanted, made, narrowed)
+
+    def _faulted(self, fault: Fault, wanted: int, narrowed: Narrowing) -> Answer | ToolFailure:
+        """A test's fault, read as the backend's answer would be, in one attempt: nothing is
+        sent, nothing retried, no wait."""
+        import httpx
+
+        if fault.kind == "timeout":
+            timeout = httpx.ReadTimeout("a fault the test injected")
+            return self._read(Outcome(None, timeout, retry_error=True), wanted, 1, narrowed)
+        if fault.kind == "status":
+            answer = httpx.Response(fault.status or 500, json={})
+            return self._read(Outcome(answer), wanted, 1, narrowed)
+        hint = SEARCH_PAYWALL_TEXT if fault.kind == "paywall" else ""
+        text = render_results(
+            [], policy=self.settings.policy, narrowed=narrowed.describe(), hint=hint
+        )
+        return Answer(text, ())
 
     def _count(self, count: object) -> int:
         if count is None or isinstance(count, bool):
