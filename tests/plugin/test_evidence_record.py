@@ -196,9 +196,7 @@ def test_a_replay_recomputes_the_record_and_its_assertions_read_that_one(
 
 def test_an_unchanged_re_recording_keeps_the_file_byte_for_byte(recorded: pytest.Pytester) -> None:
     before = cassette(recorded, "test_two").read_bytes()
-    result = recorded.runpytest(
-        "-k", "test_two", "--record-mode=rewrite", FROM_SCRIPTS_OPTION.flag
-    )
+    result = recorded.runpytest("-k", "test_two", "--record-mode=rewrite", FROM_SCRIPTS_OPTION.flag)
     result.assert_outcomes(passed=1, deselected=2)
     assert cassette(recorded, "test_two").read_bytes() == before
 
@@ -212,9 +210,7 @@ def test_a_cassette_without_a_record_replays_and_gains_one_when_re_recorded(
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     recorded.runpytest("-k", "test_two").assert_outcomes(passed=1, deselected=2)
     assert "evidence" not in yaml.safe_load(path.read_text())  # a replay writes nothing
-    result = recorded.runpytest(
-        "-k", "test_two", "--record-mode=rewrite", FROM_SCRIPTS_OPTION.flag
-    )
+    result = recorded.runpytest("-k", "test_two", "--record-mode=rewrite", FROM_SCRIPTS_OPTION.flag)
     result.assert_outcomes(passed=1, deselected=2)
     again = yaml.safe_load(path.read_text())
     # The same interactions: provenance (and so the age) kept, the record added.

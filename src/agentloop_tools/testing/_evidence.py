@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar, Token
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agentloop import Citation, NullObserver, Source, Transcript
 from agentloop.provider import ModelRequest, ModelResponse, StopReason
@@ -312,30 +312,36 @@ class AgentloopEvidence:
         the test's, in the plugin; none outside it).
         """
         from agentloop_tools.cassettes._reading._usage import model_api, read_exchange
-        from agentloop_tools.testing._summary import EvidenceSummary, unplaced_note
-        from agentloop_tools.testing._summary_build import conversation_record
+        from agentloop_tools.testing._summary import unplaced_note
+        from agentloop_tools.testing._summary_build import summarize
 
         judge = policy if policy is not None else self.policy
-        conversations = []
-        for index, transcript in enumerate(self.transcripts):
+        exchanges: list[list[Any] | None] = []
+        requests: list[int | None] = []
+        for transcript in self.transcripts:
             trace = self.observer.trace(transcript)
-            requests, raw = trace if trace is not None else (None, [])
-            exchanges = [
-                read_exchange(api, response)
-                for uri, method, response in raw
-                if (api := model_api(uri, method)) is not None
-            ]
-            seen = exchanges if self.observer.exchanges_seen and trace is not None else None
-            conversations.append(conversation_record(index, transcript, seen, requests, judge))
+            requests.append(trace[0] if trace is not None else None)
+            if trace is None or not self.observer.exchanges_seen:
+                exchanges.append(None)  # no raw answer seen: usage unknown
+                continue
+            exchanges.append(
+                [
+                    read_exchange(api, response)
+                    for uri, method, response in trace[1]
+                    if (api := model_api(uri, method)) is not None
+                ]
+            )
         notes = list(self.problems())
         unplaced = sum(1 for uri, method, _ in self.observer.unplaced() if model_api(uri, method))
         if unplaced:
             notes.append(unplaced_note(unplaced))
-        origin = self.policy_origin if policy is None else "the policy given to summary()"
-        return EvidenceSummary(
-            conversations=tuple(conversations),
+        return summarize(
+            self.transcripts,
+            exchanges,
+            judge,
+            requests=requests,
             test=self.test,
-            policy=origin if judge is not None else None,
-            notes=tuple(notes),
+            policy_origin=self.policy_origin if policy is None else "given to summary()",
+            notes=notes,
             attribution="plugin" if self.observer.exchanges_seen else "observer",
         )

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from agentloop import Transcript
 
     from agentloop_tools.cassettes._reading._usage import Exchange
+    from agentloop_tools.testing._summary import EvidenceSummary
     from agentloop_tools.web import DomainPolicy
 
 _BLOCK_APIS = ("messages", "responses")  # agentloop's Origin.api of APIs with hosted blocks
@@ -190,3 +191,37 @@ def _domains(
         if host:
             hosts.add(host)
     return tuple(sorted(hosts))
+
+
+def summarize(
+    transcripts: Sequence[Transcript],
+    exchanges: Sequence[Sequence[Exchange] | None],
+    policy: DomainPolicy | None = None,
+    *,
+    requests: Sequence[int | None] = (),
+    test: str | None = None,
+    policy_origin: str | None = None,
+    notes: Sequence[str] = (),
+    attribution: str = "cassette",
+) -> EvidenceSummary:
+    """The record of ``transcripts``, each with the raw answers of its model calls
+    (``exchanges[i]``; None: not seen) and the requests an observer saw (``requests``)."""
+    from agentloop_tools.testing._summary import EvidenceSummary
+
+    conversations = tuple(
+        conversation_record(
+            index,
+            transcript,
+            exchanges[index] if index < len(exchanges) else None,
+            requests[index] if index < len(requests) else None,
+            policy,
+        )
+        for index, transcript in enumerate(transcripts)
+    )
+    return EvidenceSummary(
+        conversations=conversations,
+        test=test,
+        policy=policy_origin if policy is not None else None,
+        notes=tuple(notes),
+        attribution=attribution,
+    )
