@@ -47,7 +47,8 @@ def _final(text: str) -> dict[str, Any] | None:
     events = _events(text)
     completed = [e["response"] for e in events if e.get("type") == "response.completed"]
     if completed:
-        return completed[-1]
+        last: dict[str, Any] = completed[-1]
+        return last
     blocks: dict[int, dict[str, Any]] = {}
     inputs: dict[int, str] = {}
     for event in events:

@@ -31,11 +31,11 @@ from agentloop_tools.cassettes._reading._results import (
     text_of,
     unexpected,
 )
-from agentloop_tools.cassettes._reading._usage import Exchange, read_exchange
 from agentloop_tools.cassettes._reading._transcript_files import (
     read_transcript_file,
     transcripts_from,
 )
+from agentloop_tools.cassettes._reading._usage import Exchange, read_exchange
 
 CASSETTE_SUFFIXES = (".yaml", ".yml")
 TRANSCRIPT_SUFFIXES = (".jsonl", ".json")
