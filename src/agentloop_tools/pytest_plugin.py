@@ -263,6 +263,8 @@ def agentloop_evidence(request: pytest.FixtureRequest) -> AgentloopEvidence:
 
     _used_by(request)
     evidence = AgentloopEvidence()
+    evidence.test = request.node.nodeid
+    evidence.policy, evidence.policy_origin = session_of(request.config).policy_for(request.node)
     request.node.stash[EVIDENCE] = evidence
     return evidence
 
@@ -371,7 +373,12 @@ def _agentloop_cassette_guard(request: pytest.FixtureRequest) -> Iterator[None]:
     if not in_scope(request.node):
         yield
         return
-    from agentloop_tools._plugin.cassette import cassette_state, fail_on_miss, remember_cassettes
+    from agentloop_tools._plugin.cassette import (
+        cassette_state,
+        fail_on_miss,
+        remember_cassettes,
+        tap_exchanges,
+    )
     from agentloop_tools._plugin.network import guard_provider_hosts, skip_backoff
 
     if (
@@ -390,6 +397,8 @@ def _agentloop_cassette_guard(request: pytest.FixtureRequest) -> Iterator[None]:
             check_age(request, session.max_cassette_age, session.cassette_age_action)
     else:
         guard_provider_hosts(request, state)
+    if state != "none":
+        tap_exchanges(request)  # the raw answers the evidence record reads
     faults = request.node.stash.get(WEB_FAULTS, None)
     if faults is None:
         yield

@@ -372,6 +372,12 @@ def test_a_folder_with_no_file_to_read_is_exit_2_not_a_clean_pass(
     )
 
 
+COUNTED = (
+    "1 model request(s), 1893 input tokens, 96 output tokens, unknown cache read, unknown "
+    "cache write, 1 hosted search(es), 0 hosted fetch(es), 0 tool call(s), 0 refused"
+)
+
+
 def test_evidence_lists_sources_and_citations_per_turn() -> None:
     result = run("evidence", OPENAI_DEMO)
     assert result.returncode == 0
@@ -395,8 +401,15 @@ def test_evidence_lists_sources_and_citations_per_turn() -> None:
         "      - https://docs.python.org/3/whatsnew/3.13.html?utm_source=openai [consulted]",
         "      - https://medium.com/@pydev/python-3-13-repl-tour-5f1e?utm_source=openai "
         "[consulted]",
+        # The evidence record: usage as OpenAI reported it (no cached-token detail in
+        # this recording: unknown, not 0), and the hosted search's query.
+        "  evidence record:",
+        f"    conversation 0: {COUNTED}",
+        "      - hosted search: Python 3.13 REPL changes",
+        f"    total: {COUNTED}",
     ]
     as_json = json.loads(run("evidence", OPENAI_DEMO, "--format", "json").stdout)
+    assert as_json["files"][0]["evidence"]["totals"]["searches"] == 1
     [turn] = as_json["files"][0]["turns"]
     assert len(turn["citations"]) == 2
     assert turn["sources"][1]["urls"] == [

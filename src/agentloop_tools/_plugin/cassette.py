@@ -19,7 +19,7 @@ from agentloop_tools._plugin import messages
 from agentloop_tools._plugin.failures import fail
 from agentloop_tools._plugin.network import CassetteState
 from agentloop_tools._plugin.replay_speed import enter_fast
-from agentloop_tools._plugin.scope import FROM_SCRIPTS_OPTION, RECORD_IN_CI_OPTION
+from agentloop_tools._plugin.scope import EVIDENCE, FROM_SCRIPTS_OPTION, RECORD_IN_CI_OPTION
 
 if TYPE_CHECKING:
     from agentloop_tools.cassettes import BodyMatcher
@@ -417,3 +417,58 @@ def _hooks(value: Any) -> list[Callable[[Any], Any]]:
     if callable(value):
         return [value]
     return list(value)
+
+
+def tap_exchanges(request: pytest.FixtureRequest) -> None:
+    """Each exchange the test's cassette replays or records reaches its evidence observer.
+
+    The provider's raw answer (usage, billed searches) is what the evidence record
+    reads; agentloop's parsed response has lost it. Only kept on each call (a few
+    references): read when a summary is asked for, or the cassette written.
+    """
+    cassette = request.getfixturevalue("vcr")
+    if cassette is None:
+        return
+    item = request.node
+
+    def tell(recorded_request: Any, response: Any) -> None:
+        evidence = item.stash.get(EVIDENCE, None)
+        if evidence is not None:
+            evidence.observer.on_exchange(
+                str(recorded_request.uri), str(recorded_request.method), response
+            )
+
+    play, append = cassette.play_response, cassette.append
+
+    def play_response(live_request: Any) -> Any:
+        response = play(live_request)
+        tell(live_request, response)
+        return response
+
+    def append_recorded(live_request: Any, response: Any) -> None:
+        before = len(cassette.data)
+        append(live_request, response)
+        if len(cassette.data) > before:  # kept (a filter may drop it): as it is written
+            tell(*cassette.data[-1])
+
+    cassette.play_response = play_response
+    cassette.append = append_recorded
+    recording = item.stash.get(RECORDING, None)
+    if recording is not None and not cassette.write_protected:
+        recording.evidence = lambda: evidence_record(item)
+
+
+def evidence_record(item: pytest.Item) -> dict[str, Any] | None:
+    """The test's evidence record as it goes into its cassette: scrubbed like the rest."""
+    import json
+
+    evidence = item.stash.get(EVIDENCE, None)
+    if evidence is None or not evidence.transcripts:
+        return None
+    from agentloop_tools._secrets import secret_values
+    from agentloop_tools.cassettes import Scrubber
+
+    record = evidence.summary().to_dict()
+    scrubbed = Scrubber(secret_values(os.environ)).data(json.dumps(record, ensure_ascii=False))
+    found: dict[str, Any] = json.loads(scrubbed or "{}")
+    return found

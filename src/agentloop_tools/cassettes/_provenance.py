@@ -22,7 +22,9 @@ cassette's age takes its first lines, not a parse of the whole file::
                   fingerprint: 'sha256:...'}
         replace: false
     interactions: [...]
-    evidence: ...                # reserved for the evidence record (not written yet)
+    evidence:                    # the evidence record of each test that recorded it
+      schema: 1
+      tests: {'test_agent.py::test_cites': {...}}
 
 No secrets and no answer text: versions, names, the ``model`` fields and the policy's
 rules (the project policy only by its fingerprint: it may hold 100,000 rules). A field
@@ -39,12 +41,14 @@ import json
 import os
 import re
 import stat
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 KEY = "provenance"
+EVIDENCE_KEY = "evidence"
+EVIDENCE_SCHEMA = 1
 SCHEMA = 2
 UNKNOWN = "unknown"
 # What web_fetch reads pages with when installed (the [fetch] extra): a recorded tool
@@ -73,12 +77,16 @@ class Recording:
         script_origin: where the script came from (the ``agentloop_script`` fixture's
             module and name, or the test's own ``http_client=``).
         policy: the policy the test ran under (:func:`policy_facts`).
+        evidence: gives the test's evidence record when the cassette is written.
     """
 
     test: str = ""
     source: str = "live"
     script_origin: str | None = None
     policy: dict[str, Any] | None = None
+    # The test's evidence record as JSON-ready data, computed when the cassette is
+    # written (the plugin sets it; None: no record).
+    evidence: Callable[[], Mapping[str, Any] | None] | None = None
 
 
 def version(name: str) -> str | None:
@@ -186,6 +194,50 @@ def _response_models(response: object) -> list[str]:
     if not isinstance(body, str):
         return []
     return list(dict.fromkeys(_RESPONSE_MODEL.findall(body[:1_000_000])))
+
+
+# --- the evidence block, after the interactions ----------------------------------
+
+
+def evidence_of(recording: Any) -> tuple[str, dict[str, Any]] | None:
+    """``(test id, record)`` of a recording that has an evidence record, else None."""
+    give = getattr(recording, "evidence", None)
+    if give is None:
+        return None
+    record = give()
+    if not isinstance(record, Mapping):
+        return None
+    return str(getattr(recording, "test", "") or UNKNOWN), dict(record)
+
+
+def evidence_block(
+    stored: object, record: tuple[str, dict[str, Any]] | None, *, replace: bool
+) -> dict[str, Any] | None:
+    """The ``evidence:`` block to write: one record per test id.
+
+    ``stored``: the block the file holds (kept for the other tests of a shared
+    cassette); ``record``: this test's; ``replace``: whether it replaces a stored
+    record of the same test (when the interactions changed) or is only added.
+    """
+    tests: dict[str, Any] = {}
+    if isinstance(stored, Mapping) and isinstance(stored.get("tests"), Mapping):
+        tests = {str(test): value for test, value in stored["tests"].items()}
+    if record is not None:
+        test, data = record
+        if replace or test not in tests:
+            tests[test] = data
+    if not tests:
+        return None
+    return {"schema": EVIDENCE_SCHEMA, "tests": dict(sorted(tests.items()))}
+
+
+def read_evidence(data: object) -> dict[str, dict[str, Any]]:
+    """The stored records of a parsed cassette, by test id ({} when it holds none)."""
+    block = data.get(EVIDENCE_KEY) if isinstance(data, Mapping) else None
+    tests = block.get("tests") if isinstance(block, Mapping) else None
+    if not isinstance(tests, Mapping):
+        return {}
+    return {str(test): dict(value) for test, value in tests.items() if isinstance(value, Mapping)}
 
 
 # --- the policy a test ran under -----------------------------------------------------

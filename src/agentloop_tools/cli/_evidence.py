@@ -82,12 +82,38 @@ def _evidence_of(reader: Any, path: Path) -> dict[str, Any]:
     return {
         "path": str(path),
         "turns": turns,
+        "evidence": _record(reading),
+        "stored_evidence": _stored(path, reading),
         "tool_requests": reading.tool_traffic,
         "problems": [read_problem(problem) for problem in reading.problems],
         # A cassette's provenance (None: unknown age); a transcript has none to show.
         "provenance": dated["provenance"] if dated else None,
         "age_days": dated["age_days"] if dated else None,
     }
+
+
+def _record(reading: Any) -> dict[str, Any]:
+    """The evidence record, computed from what the file holds (one model, one rendering:
+    the pytest plugin's ``agentloop_evidence.summary()``)."""
+    from agentloop_tools.testing._summary_build import summarize
+
+    exchanges = reading.exchanges or [None] * len(reading.transcripts)
+    return summarize(reading.transcripts, exchanges).to_dict()
+
+
+def _stored(path: Path, reading: Any) -> dict[str, Any] | None:
+    """The records a cassette keeps (its ``evidence:`` block), by test id; None if none."""
+    if not reading.exchanges or path.suffix.lower() not in (".yaml", ".yml"):
+        return None
+    from agentloop_tools.cassettes import serializer
+    from agentloop_tools.cassettes._load import read_text
+    from agentloop_tools.cassettes._provenance import read_evidence
+
+    try:
+        found = read_evidence(serializer.deserialize(read_text(path)))
+    except Exception:  # the reading already names what cannot be read
+        return None
+    return found or None
 
 
 def _turn(

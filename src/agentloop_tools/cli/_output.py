@@ -420,6 +420,8 @@ def evidence_table(files: list[dict[str, Any]], out: TextIO) -> None:
             out.writelines(f"  {line}\n" for line in _provenance_view.lines(dated))
         for turn in file["turns"]:
             _turn_lines(turn, out)
+        if file.get("evidence") and file["turns"]:
+            _record_lines(file["evidence"], out)
         if not file["turns"] and not file["problems"]:
             skipped = file.get("tool_requests", 0)
             note = f" ({skipped} search or page request(s), not model traffic)" if skipped else ""
@@ -455,6 +457,45 @@ def _turn_lines(turn: dict[str, Any], out: TextIO) -> None:
             f"[{'consulted' if link['consulted'] else 'not consulted'}]\n"
             for link in links
         )
+
+
+_SHOWN_COUNTERS = (
+    ("model_requests", "model request(s)"),
+    ("input_tokens", "input tokens"),
+    ("output_tokens", "output tokens"),
+    ("cache_read_tokens", "cache read"),
+    ("cache_write_tokens", "cache write"),
+    ("searches", "hosted search(es)"),
+    ("fetches", "hosted fetch(es)"),
+    ("tool_calls", "tool call(s)"),
+    ("refused_attempts", "refused"),
+)
+
+
+def _counters(counters: dict[str, Any]) -> str:
+    """``2 model request(s), unknown input tokens, ...``: unknown is never shown as 0."""
+    return ", ".join(
+        f"{'unknown' if counters.get(name) is None else counters[name]} {label}"
+        for name, label in _SHOWN_COUNTERS
+    )
+
+
+def _record_lines(record: dict[str, Any], out: TextIO) -> None:
+    """The evidence record (``agentloop_evidence.summary()``) of a file, conversation by
+    conversation, then the total."""
+    out.write("  evidence record:\n")
+    for conversation in record["conversations"]:
+        out.write(f"    conversation {conversation['index']}: "
+                  f"{_counters(conversation['counters'])}\n")  # fmt: skip
+        for hosted in conversation["hosted"]:
+            out.write(f"      - hosted {visible(hosted['kind'])}: "
+                      f"{clip(visible(hosted['target']), 90)}\n")  # fmt: skip
+        for call in conversation["tool_calls"]:
+            refused = " (refused)" if call["refused"] else ""
+            out.write(
+                f"      - tool {visible(call['name'])}: {visible(call['outcome'])}{refused}\n"
+            )
+    out.write(f"    total: {_counters(record['totals'])}\n")
 
 
 # --- escapes -----------------------------------------------------------------------

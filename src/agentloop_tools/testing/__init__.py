@@ -40,12 +40,15 @@ from agentloop_tools.testing._scripted_search import (
     tavily_results,
     unauthorized,
 )
+from agentloop_tools.testing._summary import ConversationEvidence, EvidenceSummary
 
 __all__ = [
     "AgentFactory",
     "AgentloopEvidence",
+    "ConversationEvidence",
     "EvidenceAssertionError",
     "EvidenceObserver",
+    "EvidenceSummary",
     "ScriptedPages",
     "ScriptedProvider",
     "ScriptedSearch",

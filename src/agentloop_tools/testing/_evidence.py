@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar, Token
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agentloop import Citation, NullObserver, Source, Transcript
 from agentloop.provider import ModelRequest, ModelResponse, StopReason
@@ -17,6 +17,12 @@ from agentloop_tools.web import DomainPolicy, Violation, citations, sources
 
 if TYPE_CHECKING:
     from agentloop import ConversationContext, ConversationSummary
+
+    from agentloop_tools.testing._summary import EvidenceSummary
+
+# A raw exchange as the plugin saw it: the request's URI and method, the response
+# (vcrpy's dict form). Read only when a summary is asked for.
+type Exchange = tuple[str, str, object]
 
 _CONNECT = (
     "Give the observer to the agent itself (observer=agentloop_evidence.observer, alone or "
@@ -33,6 +39,9 @@ class _Conversation:
     transcript: Transcript | None = None
     continuing: bool = False  # the last assistant message is a paused, open turn
     tools_running: int = 0  # a conversation started meanwhile may be a tool's, nested
+    requests: int = 0  # model requests the loop made (on_request)
+    # The raw provider exchanges the plugin saw in this conversation's thread or task.
+    exchanges: list[Exchange] = field(default_factory=list, repr=False)
     # What the caller's context held before: restored at the end (a nested conversation).
     token: Token[_Conversation | None] | None = field(default=None, repr=False)
 
@@ -64,6 +73,10 @@ class EvidenceObserver(NullObserver):
         self._running: set[_Conversation] = set()
         self._problems: list[str] = []
         self._answers = 0
+        # Per ended transcript (by id): the requests seen and the raw exchanges.
+        self._traces: dict[int, tuple[int, list[Exchange]]] = {}
+        self._unplaced: list[Exchange] = []
+        self.exchanges_seen = False  # the plugin reports raw exchanges to this observer
 
     @property
     def answers(self) -> int:
@@ -110,6 +123,7 @@ class EvidenceObserver(NullObserver):
             if conversation is not None:
                 # The loop sends its whole transcript: the copy starts again from it.
                 conversation.transcript = Transcript(messages=list(request.messages))
+                conversation.requests += 1
 
     def on_response(self, response: ModelResponse) -> None:
         with self._failures_noted("model response"):
@@ -151,6 +165,33 @@ class EvidenceObserver(NullObserver):
                 )
             self._forget(summary.conversation_id)
 
+    def on_exchange(self, uri: str, method: str, response: object) -> None:
+        """A raw HTTP exchange, as the pytest plugin recorded or replayed it.
+
+        Placed in the conversation open in the caller's thread or task (the one whose
+        request it answers); kept aside when none is. Only kept here: read when a
+        summary is asked for.
+        """
+        self.exchanges_seen = True
+        conversation = self._open.get()
+        exchange = (uri, method, response)
+        if conversation is None:
+            with self._lock:
+                self._unplaced.append(exchange)
+            return
+        conversation.exchanges.append(exchange)
+
+    def trace(self, transcript: Transcript) -> tuple[int, list[Exchange]] | None:
+        """The requests and raw exchanges seen in ``transcript``'s conversation (None:
+        not a conversation this observer saw end)."""
+        with self._lock:
+            return self._traces.get(id(transcript))
+
+    def unplaced(self) -> list[Exchange]:
+        """Raw exchanges seen outside every conversation this observer saw start."""
+        with self._lock:
+            return list(self._unplaced)
+
     def _placed(self, event: str) -> _Conversation | None:
         """The conversation open in the caller's context; a problem noted if there is none."""
         conversation = self._open.get()
@@ -174,6 +215,8 @@ class EvidenceObserver(NullObserver):
             self._running.discard(conversation)
             if conversation.transcript is not None:
                 self._sink.append(conversation.transcript)
+                trace = (conversation.requests, conversation.exchanges)
+                self._traces[id(conversation.transcript)] = trace
 
     def _forget(self, conversation_id: str) -> None:
         """An ended conversation found in no context: not reported as still running too."""
@@ -210,6 +253,10 @@ class AgentloopEvidence:
     def __init__(self) -> None:
         self.transcripts: list[Transcript] = []
         self.observer = EvidenceObserver(self.transcripts)
+        # Filled in by the pytest plugin: the test's id and the policy it runs under.
+        self.test: str | None = None
+        self.policy: DomainPolicy | None = None
+        self.policy_origin: str | None = None
 
     def __repr__(self) -> str:
         return f"<AgentloopEvidence: {len(self.transcripts)} conversation(s)>"
@@ -253,3 +300,48 @@ class AgentloopEvidence:
             for index, transcript in enumerate(self.transcripts)
             for violation in policy.audit(transcript)
         ]
+
+    def summary(self, policy: DomainPolicy | None = None) -> EvidenceSummary:
+        """The test's evidence record (an ``EvidenceSummary``), computed now.
+
+        Per conversation and in total: model requests, token usage and hosted
+        searches and fetches as the provider reported them (read from its raw
+        responses, which the pytest plugin sees for every request it records or
+        replays; unknown, ``None``, outside it), hosted queries and URLs, client tool
+        calls, sources, citations, links and the verdict under ``policy`` (by default
+        the test's, in the plugin; none outside it).
+        """
+        from agentloop_tools.cassettes._reading._usage import model_api, read_exchange
+        from agentloop_tools.testing._summary import unplaced_note
+        from agentloop_tools.testing._summary_build import summarize
+
+        judge = policy if policy is not None else self.policy
+        exchanges: list[list[Any] | None] = []
+        requests: list[int | None] = []
+        for transcript in self.transcripts:
+            trace = self.observer.trace(transcript)
+            requests.append(trace[0] if trace is not None else None)
+            if trace is None or not self.observer.exchanges_seen:
+                exchanges.append(None)  # no raw answer seen: usage unknown
+                continue
+            exchanges.append(
+                [
+                    read_exchange(api, response)
+                    for uri, method, response in trace[1]
+                    if (api := model_api(uri, method)) is not None
+                ]
+            )
+        notes = list(self.problems())
+        unplaced = sum(1 for uri, method, _ in self.observer.unplaced() if model_api(uri, method))
+        if unplaced:
+            notes.append(unplaced_note(unplaced))
+        return summarize(
+            self.transcripts,
+            exchanges,
+            judge,
+            requests=requests,
+            test=self.test,
+            policy_origin=self.policy_origin if policy is None else "given to summary()",
+            notes=notes,
+            attribution="plugin" if self.observer.exchanges_seen else "observer",
+        )

@@ -117,19 +117,34 @@ class _CheckedSerializer:
         from agentloop_tools.cassettes import _provenance
 
         previous = self._previous()
+        record = _provenance.evidence_of(self._recording)
+        stored = previous[2] if previous is not None else None
         if previous is not None:
-            text, known = previous
-            kept = {_provenance.KEY: known, **data} if known is not None else data
+            text, known, _ = previous
+            kept = {_provenance.KEY: known, **data} if known is not None else dict(data)
+            if stored is not None:
+                kept[_provenance.EVIDENCE_KEY] = stored
             try:
-                if self._serializer.serialize(kept) == text:
-                    return kept  # the same recording: the same bytes, the same age
+                unchanged = self._serializer.serialize(kept) == text
             except Exception:  # the real serialisation below reports any problem
-                pass
+                unchanged = False
+            if unchanged:
+                # The same recording: the same bytes, the same age; the evidence block
+                # gains this test's record only when it has none yet.
+                block = _provenance.evidence_block(stored, record, replace=False)
+                if block is not None:
+                    kept[_provenance.EVIDENCE_KEY] = block
+                return kept
         found = _provenance.facts(data.get("interactions") or [], self._provenance, self._recording)
-        return {_provenance.KEY: found, **data}
+        written = {_provenance.KEY: found, **data}
+        block = _provenance.evidence_block(stored, record, replace=True)
+        if block is not None:
+            written[_provenance.EVIDENCE_KEY] = block  # after the interactions
+        return written
 
-    def _previous(self) -> tuple[str, Any] | None:
-        """The cassette file as it is now, and its provenance (None when it has none)."""
+    def _previous(self) -> tuple[str, Any, Any] | None:
+        """The cassette file as it is now, its provenance and its evidence block (None
+        for each it has not)."""
         from agentloop_tools.cassettes import _provenance
 
         text = self._before
@@ -141,7 +156,9 @@ class _CheckedSerializer:
             old = self._serializer.deserialize(text)
         except Exception:  # an unreadable old file is simply replaced
             return None
-        return text, old.get(_provenance.KEY) if isinstance(old, dict) else None
+        if not isinstance(old, dict):
+            return text, None, None
+        return text, old.get(_provenance.KEY), old.get(_provenance.EVIDENCE_KEY)
 
 
 class GuardedPersister:

@@ -35,6 +35,7 @@ from agentloop_tools.cassettes._reading._transcript_files import (
     read_transcript_file,
     transcripts_from,
 )
+from agentloop_tools.cassettes._reading._usage import Exchange, read_exchange
 
 CASSETTE_SUFFIXES = (".yaml", ".yml")
 TRANSCRIPT_SUFFIXES = (".jsonl", ".json")
@@ -83,6 +84,7 @@ class Reader:
             reading.problem(unexpected(error))
             reading.transcripts.clear()
             reading.interactions.clear()
+            reading.exchanges.clear()
         return reading
 
     def _cassette(self, path: str | Path, reading: Reading) -> None:
@@ -118,6 +120,7 @@ class Reader:
             reading.problem("the cassette holds no interaction: nothing to audit")
             return
         build = Conversation()
+        calls: list[Exchange] = []  # the raw answers of the conversation being built
         for index, recorded in enumerate(data["interactions"]):
             try:
                 interaction = read_interaction(recorded, self._clients.complete)
@@ -137,10 +140,11 @@ class Reader:
             elif interaction.response is None:
                 reading.skipped += 1
             if build.transcript.messages and starts_anew(history):
-                _keep(build, reading)
-                build = Conversation()
+                _keep(build, reading, calls)
+                build, calls = Conversation(), []
             build.add(index, history, interaction.asked, interaction.response)
-        _keep(build, reading)
+            calls.append(read_exchange(interaction.api, recorded.get("response")))
+        _keep(build, reading, calls)
 
 
 def _count(interaction: Interaction, index: int, reading: Reading) -> None:
@@ -153,10 +157,11 @@ def _count(interaction: Interaction, index: int, reading: Reading) -> None:
         reading.tool_traffic += 1
 
 
-def _keep(build: Conversation, reading: Reading) -> None:
+def _keep(build: Conversation, reading: Reading, calls: list[Exchange]) -> None:
     if build.transcript.messages:
         reading.transcripts.append(build.transcript)
         reading.interactions.append(build.sources)
+        reading.exchanges.append(calls)
 
 
 def read_cassette(path: str | Path) -> Reading:

@@ -40,6 +40,9 @@ class Reading:
             from: the response for an assistant message, the request for tool calls
             and results read from a request; ``None`` for prompts (and other text read
             from a request).
+        exchanges: for each transcript of a cassette, what each of its model calls'
+            raw answers said (usage, hosted calls: ``_usage.Exchange``); empty for a
+            transcript file, which holds no raw answer.
         skipped: interactions that are not read as model answers (search API calls and
             fetched pages, empty or error responses), counted.
         tool_traffic: of those, the requests client-side tools made (search APIs, pages
@@ -50,6 +53,7 @@ class Reading:
     transcripts: list[Transcript] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     interactions: list[list[int | None]] = field(default_factory=list)
+    exchanges: list[list[Any]] = field(default_factory=list)
     skipped: int = 0
     tool_traffic: int = 0
 
