@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from agentloop_tools._errors import UsageProblem
 from agentloop_tools._visible import visible
-from agentloop_tools.cli import _output
+from agentloop_tools.cli import _evidence_view, _output
 from agentloop_tools.cli._inputs import (
     chosen_policy,
     collect_for,
@@ -50,9 +50,9 @@ def evidence(args: argparse.Namespace) -> int:
             files.append({"path": str(path), "turns": [], "problems": [failure(path, error)]})
     files.sort(key=lambda file: str(file["path"]))
     if args.format == "json":
-        emit(args.output, lambda out: _output.evidence_json(files, out), exact=True)
+        emit(args.output, lambda out: _evidence_view.evidence_json(files, out), exact=True)
     else:
-        emit(args.output, lambda out: _output.evidence_table(files, out))
+        emit(args.output, lambda out: _evidence_view.evidence_table(files, out))
     _output.report_skipped(found.skipped)
     _output.report_ignored(found.ignored)
     _output.report_left_out(found)
