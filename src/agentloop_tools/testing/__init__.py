@@ -40,12 +40,18 @@ from agentloop_tools.testing._scripted_search import (
     tavily_results,
     unauthorized,
 )
+from agentloop_tools.testing._trajectories import (
+    ExpectedToolCall,
+    assert_tool_calls,
+    tool_call,
+)
 
 __all__ = [
     "AgentFactory",
     "AgentloopEvidence",
     "EvidenceAssertionError",
     "EvidenceObserver",
+    "ExpectedToolCall",
     "ScriptedPages",
     "ScriptedProvider",
     "ScriptedSearch",
@@ -57,6 +63,7 @@ __all__ = [
     "assert_no_violations",
     "assert_not_cited",
     "assert_searched",
+    "assert_tool_calls",
     "brave_invalid_key",
     "brave_quota_exhausted",
     "brave_rate_limited",
@@ -72,5 +79,6 @@ __all__ = [
     "tavily_extract",
     "tavily_quota_exhausted",
     "tavily_results",
+    "tool_call",
     "unauthorized",
 ]
