@@ -220,6 +220,10 @@ def _any_order(wanted: Sequence[ExpectedToolCall], actual: Sequence[ToolCall]) -
     owner: dict[int, int] = {}  # actual index -> expected index
 
     def place(index: int, seen: set[int]) -> bool:
+        free = next((j for j in fits[index] if j not in owner), None)
+        if free is not None:  # a free call first: the matching reads in order where it can
+            owner[free] = index
+            return True
         for j in fits[index]:
             if j in seen:
                 continue
