@@ -203,6 +203,16 @@ def test_a_hostile_trajectory_gives_a_bounded_terminal_safe_message() -> None:
     assert len(message.splitlines()) < 70
 
 
+def test_an_argument_too_deep_to_print_is_named_not_a_crash() -> None:
+    deep: list[object] = []
+    for _ in range(100_000):
+        deep = [deep]
+    call = ToolCall(name="lookup", arguments={"term": deep})
+    assert str(call) == "lookup(term=<list that cannot be shown>) -> ok"
+    message = failure([call], tool_call("lookup", term=re.compile("x")))
+    assert "term: <list that cannot be shown> does not match re.compile('x')" in message
+
+
 def test_the_expected_call_reads_as_written() -> None:
     expected = tool_call("web_fetch", url=re.compile("docs"), start=0)
     assert repr(expected) == "tool_call('web_fetch', url=re.compile('docs'), start=0)"

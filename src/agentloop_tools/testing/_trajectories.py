@@ -22,6 +22,7 @@ from agentloop_tools._docs import docs_url
 from agentloop_tools._errors import EvidenceAssertionError
 from agentloop_tools.testing._evidence import AgentloopEvidence
 from agentloop_tools.web import ToolCall, tool_calls
+from agentloop_tools.web._transcript._tool_calls import shown_value
 
 type Order = Literal["exact", "in-order", "any"]
 ORDERS: tuple[Order, ...] = ("exact", "in-order", "any")
@@ -380,8 +381,13 @@ def _advice(order: Order, extras_ok: bool, missing: bool) -> list[str]:
 def _why_not(value: object, want: object) -> str | None:
     """Why ``value`` does not match ``want`` (a value, a pattern or a predicate), or None."""
     if isinstance(want, re.Pattern):
-        text = value if isinstance(value, str) else str(value)
-        return None if want.search(text) else f"{_short(value)} does not match {want!r}"
+        try:
+            text = value if isinstance(value, str) else str(value)
+        except Exception:  # a value too deep to write out: it cannot match a text pattern
+            text = None
+        if text is not None and want.search(text):
+            return None
+        return f"{_short(value)} does not match {want!r}"
     if callable(want):
         try:
             if want(value):
@@ -407,8 +413,7 @@ def _matcher_text(want: object) -> str:
 
 
 def _short(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= _SHOWN else text[: _SHOWN - 3] + "..."
+    return shown_value(value, _SHOWN)
 
 
 __all__ = ["ExpectedToolCall", "assert_tool_calls", "tool_call"]

@@ -96,7 +96,7 @@ class ToolCall:
     allowed_domains: tuple[str, ...] = ()
 
     def __str__(self) -> str:
-        shown = ", ".join(f"{key}={_short(value)}" for key, value in self.arguments.items())
+        shown = ", ".join(f"{key}={shown_value(value)}" for key, value in self.arguments.items())
         if len(shown) > 2 * _SHOWN:
             shown = shown[: 2 * _SHOWN - 3] + "..."
         where = " (hosted)" if self.hosted else ""
@@ -150,9 +150,13 @@ class ToolCall:
         return f"read {self.read}"
 
 
-def _short(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= _SHOWN else text[: _SHOWN - 3] + "..."
+def shown_value(value: object, width: int = _SHOWN) -> str:
+    """``repr(value)`` cut at ``width``; a value too deep or hostile to print says so."""
+    try:
+        text = repr(value)
+    except Exception:  # RecursionError on a deeply nested argument, a hostile __repr__
+        return f"<{type(value).__name__} that cannot be shown>"
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def our_tool_calls(messages: Sequence[Message]) -> list[ToolCall]:
