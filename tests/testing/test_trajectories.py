@@ -62,11 +62,22 @@ def test_in_order_fails_on_calls_out_of_order_and_says_which() -> None:
     assert "If the order does not matter, pass order='any'." in message
 
 
-def test_in_order_without_extras_fails_on_any_other_call() -> None:
+def test_in_order_without_extras_fails_on_a_call_between_the_expected_ones() -> None:
     assert_tool_calls([SEARCH, FETCH], "web_search", "web_fetch", allow_extra=False)
     message = failure([SEARCH, LOOKUP, FETCH], "web_search", "web_fetch", allow_extra=False)
     assert "1 call(s) not expected" in message
+    assert "one after the other" in message
     assert "   2. lookup(term='x', count=3) -> ok  (message 0)  <- not expected" in message
+
+
+def test_in_order_without_extras_allows_calls_before_and_after_the_run() -> None:
+    # "Between them" is what allow_extra=False forbids; otherwise it would be "exact".
+    calls = [LOOKUP, SEARCH, SEARCH, FETCH, LOOKUP]
+    matched = assert_tool_calls(calls, "web_search", "web_fetch", allow_extra=False)
+    assert matched == [calls[2], calls[3]]  # the run, not the first search
+    message = failure([SEARCH, LOOKUP, FETCH, LOOKUP], "web_search", "web_fetch", allow_extra=False)
+    assert "   2. lookup(term='x', count=3) -> ok  (message 0)  <- not expected" in message
+    assert "   4. lookup(term='x', count=3) -> ok  (message 0)\n" in message + "\n"
 
 
 def test_exact_is_these_calls_in_this_order_and_nothing_else() -> None:

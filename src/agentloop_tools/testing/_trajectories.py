@@ -115,9 +115,11 @@ def assert_tool_calls(
         *expected: :func:`tool_call` values; a bare name is ``tool_call(name)``.
         order: ``"exact"``: exactly these calls in this order (``allow_extra`` does not
             apply); ``"in-order"``: these calls in this order, others allowed between
-            them unless ``allow_extra=False``; ``"any"``: these calls in any order, with
-            ``allow_extra=False`` exactly this multiset.
-        allow_extra: whether calls that match no expected call are allowed.
+            them unless ``allow_extra=False`` (then one after the other, with other
+            calls allowed only before and after the run); ``"any"``: these calls in any
+            order, with ``allow_extra=False`` exactly this multiset.
+        allow_extra: whether calls that match no expected call are allowed (for
+            ``"in-order"``: between the expected ones).
 
     Returns:
         The actual call each expected call matched, in the order of ``expected``.
@@ -144,11 +146,16 @@ def assert_tool_calls(
     if order == "exact":
         pairs = _positional(wanted, actual)
     elif order == "in-order":
-        pairs = _in_order(wanted, actual)
+        run = None if allow_extra else _consecutive(wanted, actual)
+        pairs = run if run is not None else _in_order(wanted, actual)
     else:
         pairs = _any_order(wanted, actual)
     missing = [index for index in range(len(wanted)) if index not in pairs]
     extra = [index for index in range(len(actual)) if index not in pairs.values()]
+    if order == "in-order" and not allow_extra and pairs:
+        # Only a call between the expected ones breaks the run; before and after are free.
+        first, last = min(pairs.values()), max(pairs.values())
+        extra = [index for index in extra if first < index < last]
     if not missing and (extras_ok or not extra):
         return [actual[pairs[index]] for index in range(len(wanted))]
     raise EvidenceAssertionError(
@@ -214,6 +221,16 @@ def _in_order(wanted: Sequence[ExpectedToolCall], actual: Sequence[ToolCall]) ->
     return pairs
 
 
+def _consecutive(
+    wanted: Sequence[ExpectedToolCall], actual: Sequence[ToolCall]
+) -> dict[int, int] | None:
+    """The earliest run of calls, one after the other, that the expected calls match."""
+    for start in range(len(actual) - len(wanted) + 1):
+        if all(expected.matches(actual[start + k]) for k, expected in enumerate(wanted)):
+            return {k: start + k for k in range(len(wanted))}
+    return None
+
+
 def _any_order(wanted: Sequence[ExpectedToolCall], actual: Sequence[ToolCall]) -> dict[int, int]:
     """A largest matching of expected to actual calls (augmenting paths): a greedy one
     could give a call to a loose expectation that a strict one needed."""
@@ -250,7 +267,9 @@ def _failure(
     extras_ok: bool,
 ) -> str:
     rule = _ORDER_WORDS[order]
-    if order != "exact":
+    if order == "in-order" and not extras_ok:
+        rule += ", one after the other (other calls only before and after them)"
+    elif order != "exact":
         rule += ", other calls allowed" if extras_ok else ", no other call"
     problems = []
     if missing:
@@ -258,7 +277,7 @@ def _failure(
     if extra and not extras_ok:
         problems.append(f"{len(extra)} call(s) not expected")
     lines = [f"assert_tool_calls: {' and '.join(problems)} (order={order!r}: {rule}).", ""]
-    lines += _aligned(wanted, actual, pairs, missing, order=order, extras_ok=extras_ok)
+    lines += _aligned(wanted, actual, pairs, missing, () if extras_ok else extra, order=order)
     if missing:
         lines += ["", "Why each expected call matched none:"]
         for index in missing:
@@ -272,12 +291,13 @@ def _aligned(
     actual: Sequence[ToolCall],
     pairs: Mapping[int, int],
     missing: Sequence[int],
+    extra: Sequence[int],
     *,
     order: Order,
-    extras_ok: bool,
 ) -> list[str]:
     """The actual calls, one a line, each with the expected call it matched; an expected
-    call not found sits where it was looked for."""
+    call not found sits where it was looked for; ``extra``: the calls not allowed."""
+    unwanted = set(extra)
     matched_by = {j: index for index, j in pairs.items()}
     several = len({call.conversation for call in actual}) > 1
     # Where each missing expected call goes: before the actual call it was due at.
@@ -300,7 +320,7 @@ def _aligned(
             row += f"  == expected {matched_by[j] + 1}"
         elif order == "exact" and j < len(wanted):
             row += f"  != expected {j + 1}: {'; '.join(wanted[j].mismatches(call))}"
-        elif not extras_ok:
+        elif j in unwanted:
             row += "  <- not expected"
         lines.append(row)
     if len(actual) > _ROWS:
