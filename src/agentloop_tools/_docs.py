@@ -33,6 +33,7 @@ TOPICS: dict[str, tuple[str, str]] = {
     "assert_searched": ("testing.md", "assert_searched"),
     "assert_no_violations": ("testing.md", "assert_no_violations"),
     "assert_links_grounded": ("testing.md", "assert_links_grounded"),
+    "trajectories": ("testing.md", "trajectories"),
     "secrets": ("secrets.md", "while-recording"),
     "sarif": ("cli.md", "sarif-for-code-scanning"),
 }

@@ -16,7 +16,7 @@ from agentloop.transcript import Message, TextPart, ToolCallPart, ToolResultPart
 from agentloop_tools.web import DomainPolicy, Violation, web_fetch
 from agentloop_tools.web._fetch._codes import FetchRefusal
 from agentloop_tools.web._transcript._fetch_format import requested_trailer
-from agentloop_tools.web._transcript._tool_calls import tool_calls
+from agentloop_tools.web._transcript._tool_calls import our_tool_calls
 from tests.fetch.helpers import Recorder, converse, html_page, public_resolver, turn
 
 pytestmark = pytest.mark.agentloop_06
@@ -149,10 +149,10 @@ def test_the_report_of_calls_agrees_with_the_audit() -> None:
     policy = DomainPolicy.block(["evil.example"])
     fetch = web_fetch(http_client=pages.client(), resolver=public_resolver, policy=policy)
     transcript = converse(fetch, turn({"url": "https://other.example/r"}, {"url": EVIL}))
-    hop, refused = tool_calls(transcript.messages)
-    assert (hop.status, hop.outcome()) == (
+    hop, refused = our_tool_calls(transcript.messages)
+    assert (hop.outcome, hop.describe()) == (
         "failed",
         "web_fetch failed ([blocked-by-policy]): no result reached the model",
     )
-    assert (refused.status, refused.code) == ("refused", "blocked-by-policy")
+    assert (refused.outcome, refused.code) == ("refused", "blocked-by-policy")
     assert [v.refused for v in ALLOW.audit(transcript)] == [False, True]

@@ -22,7 +22,7 @@ from agentloop_tools.testing import (
     brave_results,
 )
 from agentloop_tools.web import DomainPolicy, web_fetch
-from agentloop_tools.web._transcript._tool_calls import ToolCall, call_for, tool_calls
+from agentloop_tools.web._transcript._tool_calls import ToolCall, call_for, our_tool_calls
 from tests import agents
 from tests.fetch.helpers import Recorder, converse, html_page, public_resolver, turn
 from tests.search.helpers import call, run_agent, scripted_tool
@@ -41,7 +41,7 @@ def failure_report(transcript: Transcript | list[Message]) -> str:
 
 
 def only(transcript: Transcript) -> ToolCall:
-    [found] = tool_calls(transcript.messages)
+    [found] = our_tool_calls(transcript.messages)
     return found
 
 
@@ -58,8 +58,12 @@ def test_a_call_whose_result_was_never_recorded_says_so() -> None:
             ),
         ),
     ]
-    [found] = tool_calls(messages)
-    assert (found.status, found.result_index, found.url) == ("no-result", None, "https://evil.com/")
+    [found] = our_tool_calls(messages)
+    assert (found.outcome, found.result_index, found.url) == (
+        "no-result",
+        None,
+        "https://evil.com/",
+    )
     report = failure_report(messages)
     assert "tool-call message 1: https://evil.com/" in report
     assert "no result was recorded" in report
@@ -71,7 +75,7 @@ def test_a_failed_search_says_no_result_reached_the_model() -> None:
         scripted_tool(script, policy=POLICY, attempts=1), [call("site:evil.com python")]
     )
     found = only(transcript)
-    assert (found.status, found.code, found.hits) == ("failed", "rate-limited", ())
+    assert (found.outcome, found.code, found.hits) == ("failed", "rate-limited", ())
     assert found.error is not None
     assert found.error.startswith("Error: [rate-limited] ")
     # The report pairs the violation (the query named evil.com) with what came of the call.
@@ -85,7 +89,7 @@ def test_a_search_that_withheld_nothing_counts_only_the_hits_shown() -> None:
     found = only(transcript)
     assert found.hits == ((DOCS[0], DOCS[1]), (TUTORIAL[0], TUTORIAL[1]))
     assert found.withheld == 0
-    assert found.outcome() == "2 result(s) shown"
+    assert found.describe() == "2 result(s) shown"
 
 
 def test_a_renamed_search_tool_whose_call_failed_is_known_by_its_arguments() -> None:
@@ -94,13 +98,13 @@ def test_a_renamed_search_tool_whose_call_failed_is_known_by_its_arguments() -> 
     script = ScriptedSearch("brave", [])
     transcript = run_agent(scripted_tool(script, name="find"), [call("x", name="find")])
     found = only(transcript)
-    assert (found.tool, found.name, found.status, found.code) == (
+    assert (found.tool, found.name, found.outcome, found.code) == (
         "web_search",
         "find",
         "failed",
         "missing-query",
     )
-    assert found.outcome() == "find failed ([missing-query]): no result reached the model"
+    assert found.describe() == "find failed ([missing-query]): no result reached the model"
 
 
 @FETCH_TOOL
@@ -111,8 +115,8 @@ def test_a_renamed_fetch_tool_that_refused_is_known_by_its_error_code() -> None:
     )
     transcript = converse(tool, turn({"url": "https://evil.com/setup", "tool": "open_page"}))
     found = only(transcript)
-    assert (found.tool, found.status, found.code) == ("web_fetch", "refused", "blocked-by-policy")
-    assert found.outcome() == "open_page refused it ([blocked-by-policy]): nothing was read"
+    assert (found.tool, found.outcome, found.code) == ("web_fetch", "refused", "blocked-by-policy")
+    assert found.describe() == "open_page refused it ([blocked-by-policy]): nothing was read"
     assert recorder.requests == []
 
 
@@ -133,7 +137,7 @@ def test_every_hop_of_a_redirect_chain_is_in_the_outcome() -> None:
     found = only(converse(tool, turn({"url": "https://a.example/start"})))
     assert found.redirects == ("https://a.example/middle",)
     assert (found.read, found.title) == ("https://b.example/end", "Final")
-    assert found.outcome() == (
+    assert found.describe() == (
         "redirected through https://a.example/middle and read https://b.example/end"
     )
 
@@ -169,7 +173,7 @@ def test_calls_of_other_tools_are_not_read_as_ours() -> None:
         ],
         prompt="Research this.",
     )
-    assert [(found.name, found.call_id) for found in tool_calls(transcript.messages)] == [
+    assert [(found.name, found.call_id) for found in our_tool_calls(transcript.messages)] == [
         ("web_search", "call_2")
     ]
 
@@ -182,7 +186,7 @@ def test_a_violation_is_paired_with_the_call_of_its_own_message() -> None:
     transcript = converse(
         tool, turn({"url": "https://evil.com/a"}), turn({"url": "https://docs.python.org/3/"})
     )
-    calls = tool_calls(transcript.messages)
+    calls = our_tool_calls(transcript.messages)
     refused, read = calls
     assert call_for(calls, refused.message_index, "https://evil.com/a") is refused
     assert call_for(calls, read.message_index, "https://docs.python.org/3/") is read
@@ -203,7 +207,7 @@ def test_a_renamed_search_called_with_its_narrowing_is_known_and_paired() -> Non
     tool = scripted_tool(script, policy=POLICY, name="find", attempts=1)
     transcript = run_agent(tool, [narrowed("python", ["docs.python.org"], name="find")])
     found = only(transcript)
-    assert (found.tool, found.name, found.status, found.code) == (
+    assert (found.tool, found.name, found.outcome, found.code) == (
         "web_search",
         "find",
         "failed",

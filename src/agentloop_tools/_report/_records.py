@@ -28,7 +28,7 @@ from agentloop_tools._report._entries import (
 from agentloop_tools._report._html import html_page, write_html
 from agentloop_tools.web import DomainPolicy, Link, Violation, links
 from agentloop_tools.web._domains._identity import page_key
-from agentloop_tools.web._transcript._tool_calls import ToolCall, tool_calls
+from agentloop_tools.web._transcript._tool_calls import ToolCall, our_tool_calls
 
 
 def test_record(
@@ -59,7 +59,7 @@ def test_record(
             if policy is not None
             else []
         )
-        calls = tool_calls(transcript.messages)
+        calls = our_tool_calls(transcript.messages)
         conversations.append(
             {
                 "questions": questions(transcript),
@@ -85,7 +85,7 @@ def test_record(
 def _call_entry(call: ToolCall, violations: Sequence[Violation]) -> dict[str, Any]:
     """One client-side tool call, with the violations it caused (where it is their call)."""
     entry = call.entry()
-    entry["outcome"] = call.outcome()
+    entry["outcome"] = call.describe()
     entry["violations"] = [violation_entry(v) for v in violations if _call_of(v, [call]) is call]
     return entry
 

@@ -41,6 +41,11 @@ from agentloop_tools.testing._scripted_search import (
     unauthorized,
 )
 from agentloop_tools.testing._summary import ConversationEvidence, EvidenceSummary
+from agentloop_tools.testing._trajectories import (
+    ExpectedToolCall,
+    assert_tool_calls,
+    tool_call,
+)
 
 __all__ = [
     "AgentFactory",
@@ -49,6 +54,7 @@ __all__ = [
     "EvidenceAssertionError",
     "EvidenceObserver",
     "EvidenceSummary",
+    "ExpectedToolCall",
     "ScriptedPages",
     "ScriptedProvider",
     "ScriptedSearch",
@@ -60,6 +66,7 @@ __all__ = [
     "assert_no_violations",
     "assert_not_cited",
     "assert_searched",
+    "assert_tool_calls",
     "brave_invalid_key",
     "brave_quota_exhausted",
     "brave_rate_limited",
@@ -75,5 +82,6 @@ __all__ = [
     "tavily_extract",
     "tavily_quota_exhausted",
     "tavily_results",
+    "tool_call",
     "unauthorized",
 ]

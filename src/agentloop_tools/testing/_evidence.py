@@ -13,7 +13,7 @@ from agentloop import Citation, NullObserver, Source, Transcript
 from agentloop.provider import ModelRequest, ModelResponse, StopReason
 from agentloop.transcript import ToolCallPart, ToolResultPart
 
-from agentloop_tools.web import DomainPolicy, Violation, citations, sources
+from agentloop_tools.web import DomainPolicy, ToolCall, Violation, citations, sources, tool_calls
 
 if TYPE_CHECKING:
     from agentloop import ConversationContext, ConversationSummary
@@ -245,8 +245,8 @@ class EvidenceObserver(NullObserver):
 class AgentloopEvidence:
     """Everything the agents of one test did; the value of the ``agentloop_evidence`` fixture.
 
-    Read it with ``sources()``, ``citations()`` and ``audit(policy)``, or pass it to
-    the ``assert_*`` helpers in place of a transcript. Build one yourself with
+    Read it with ``sources()``, ``citations()``, ``tool_calls()`` and ``audit(policy)``,
+    or pass it to the ``assert_*`` helpers in place of a transcript. Build one yourself with
     ``AgentloopEvidence()`` outside pytest; the fixture builds it for you.
     """
 
@@ -288,6 +288,18 @@ class AgentloopEvidence:
     def citations(self) -> list[Citation]:
         """Citations across every conversation, in order, duplicates kept."""
         return [citation for transcript in self.transcripts for citation in citations(transcript)]
+
+    def tool_calls(self) -> list[ToolCall]:
+        """Every tool call of every conversation, in order (``web.tool_calls`` of each).
+
+        Each call's ``conversation`` is the index of its conversation in
+        :attr:`transcripts`; hosted and client-side calls alike.
+        """
+        return [
+            replace(call, conversation=index)
+            for index, transcript in enumerate(self.transcripts)
+            for call in tool_calls(transcript)
+        ]
 
     def audit(self, policy: DomainPolicy) -> list[Violation]:
         """Every violation in every conversation, as ``policy.audit(transcript)`` gives them.

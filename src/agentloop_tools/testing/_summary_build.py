@@ -123,9 +123,9 @@ def _tool_calls(transcript: Transcript) -> tuple[ToolCallRecord, ...]:
     """Every client-side tool call with its outcome code, ours read as the audit reads them."""
     from agentloop.transcript import ToolCallPart, ToolResultPart
 
-    from agentloop_tools.web._transcript._tool_calls import tool_calls
+    from agentloop_tools.web._transcript._tool_calls import our_tool_calls
 
-    ours = {call.call_id: call for call in tool_calls(transcript.messages)}
+    ours = {call.call_id: call for call in our_tool_calls(transcript.messages)}
     results: dict[str, ToolResultPart] = {}
     for message in transcript.messages:
         for part in message.content:
@@ -138,10 +138,10 @@ def _tool_calls(transcript: Transcript) -> tuple[ToolCallRecord, ...]:
                 continue
             known = ours.get(part.id)
             if known is not None:
-                outcome = known.code or ("ok" if known.status == "ok" else known.status)
-                if known.status == "failed" and known.code is None:
+                outcome = known.code or ("ok" if known.outcome == "ok" else known.outcome)
+                if known.outcome == "failed" and known.code is None:
                     outcome = "error"
-                refused = known.status == "refused"
+                refused = known.outcome == "refused"
             else:
                 result = results.get(part.id)
                 outcome = "no-result" if result is None else _outcome(result)

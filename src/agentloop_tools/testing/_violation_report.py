@@ -8,7 +8,7 @@ from agentloop.transcript import Message, TextPart
 
 from agentloop_tools._visible import visible
 from agentloop_tools.web import DomainPolicy, Violation
-from agentloop_tools.web._transcript._tool_calls import ToolCall, call_for, tool_calls
+from agentloop_tools.web._transcript._tool_calls import ToolCall, call_for, our_tool_calls
 
 EXCERPT = 60
 
@@ -49,13 +49,13 @@ def violation_report(
         excerpt = _excerpt(messages, violation)
         if violation.refused or violation.where == "tool-call":
             if violation.conversation not in calls:
-                calls[violation.conversation] = tool_calls(messages)
+                calls[violation.conversation] = our_tool_calls(messages)
             call = _call(calls[violation.conversation], violation)
             if violation.refused:
                 by = f"{call.name} ([{call.code}])" if call is not None else "the tool"
                 line += f"\n      refused by {visible(by)}: the policy held, nothing was read"
             elif call is not None:
-                line += f"\n      {visible(call.outcome())}"
+                line += f"\n      {visible(call.describe())}"
         lines.append(line + (f"\n      ...{excerpt}..." if excerpt else ""))
     lines += ["", _advice(len(found), held, refused_attempts, setting_from)]
     return "\n".join(lines)

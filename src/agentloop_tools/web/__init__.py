@@ -30,6 +30,8 @@ from agentloop_tools.web._standalone import (
 )
 from agentloop_tools.web._tool_errors import FatalToolError, ToolFailure
 from agentloop_tools.web._transcript._evidence import citations, sources
+from agentloop_tools.web._transcript._tool_calls import ToolCall
+from agentloop_tools.web._transcript._trajectory import tool_calls
 
 __all__ = [
     "AgentloopToolsError",
@@ -46,6 +48,7 @@ __all__ = [
     "SearchHit",
     "SearchOptions",
     "SearchResult",
+    "ToolCall",
     "ToolFailure",
     "Violation",
     "citations",
@@ -56,6 +59,7 @@ __all__ = [
     "search",
     "search_tool",
     "sources",
+    "tool_calls",
     "web_fetch",
     "web_search",
 ]
