@@ -49,6 +49,7 @@ class Side:
     records: dict[str, EvidenceSummary] = field(default_factory=dict)
     verdicts: dict[str, str] = field(default_factory=dict)
     stored: bool = False
+    unreadable: bool = False  # no record could be read: nothing to compare it with
     problems: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -202,7 +203,11 @@ def _compare_file(
             old = _side(before, judge, computed=True) if before is not None else None
             new = _side(after, judge, computed=True) if after is not None else None
     problems = [*(old.problems if old else []), *(new.problems if new else [])]
-    tests = []
+    tests: list[dict[str, Any]] = []
+    if (old is not None and old.unreadable) or (new is not None and new.unreadable):
+        # Compared with nothing, every test would read as added or removed: a problem
+        # (exit 2) says the comparison is incomplete instead.
+        old = new = None
     names = sorted((old.records.keys() if old else set()) | (new.records.keys() if new else set()))
     for name in names:
         was = old.records.get(name) if old else None
@@ -266,9 +271,11 @@ def _side(path: Path, judge: Judge, *, computed: bool = False) -> Side:
         _compute(path, judge, side)
     except (InputError, ValueError) as error:
         side.records.clear()
+        side.unreadable = True
         side.problems.append(problem(path, str(error)))
     except Exception as error:  # one bad file never stops the run
         side.records.clear()
+        side.unreadable = True
         side.problems.append(failure(path, error))
     return side
 
