@@ -80,7 +80,9 @@ def diff_folders() -> None:
     records: dict[Path, dict[str, Any]] = {}
     for original in originals:
         reading = reader.read(original)
-        exchanges = reading.exchanges or [None] * len(reading.transcripts)
+        exchanges: list[Any] = list(reading.exchanges)
+        if not exchanges:  # a transcript: no raw answers
+            exchanges = [None] * len(reading.transcripts)
         records[original] = summarize(reading.transcripts, exchanges).to_dict()
     root = Path(tempfile.mkdtemp(prefix="bench-diff-"))
     try:
@@ -107,9 +109,7 @@ def diff_folders() -> None:
                 }
                 folder = root / side / f"group{number % 20}"
                 folder.mkdir(parents=True, exist_ok=True)
-                (folder / f"{number:04d}-{original.name}").write_text(
-                    serializer.serialize(written)
-                )
+                (folder / f"{number:04d}-{original.name}").write_text(serializer.serialize(written))
         started = time.perf_counter()
         result = subprocess.run(
             [sys.executable, "-m", "agentloop_tools", "diff", "old", "new", "--format", "json"],
