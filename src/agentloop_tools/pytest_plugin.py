@@ -187,6 +187,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "shown and counted, the test passes) or fail. fail set anywhere (this flag, the "
         "agentloop_refused_attempts ini key, the project table, a marker) wins.",
     )
+    _add_drift_option(group)
+    _add_ini_keys(parser)
+
+
+def _add_drift_option(group: Any) -> None:
     group.addoption(
         DRIFT_OPTION.flag,
         dest=DRIFT_OPTION.dest,
@@ -198,7 +203,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "(that, or a source, citation, link or tool call added or removed). The stricter "
         "of this flag and the agentloop_drift ini key wins.",
     )
-    _add_ini_keys(parser)
 
 
 def _add_ini_keys(parser: pytest.Parser) -> None:

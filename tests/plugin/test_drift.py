@@ -156,3 +156,34 @@ def test_the_json_and_html_reports_carry_the_drift(recorded: pytest.Pytester) ->
     page = (recorded.path / "report.html").read_text()
     assert "Evidence drift (re-recorded):" in page
     assert "+ mirror.example.net" in page
+
+
+def test_a_verdict_that_changes_is_drift_in_domains(project: pytest.Pytester) -> None:
+    marked = '@pytest.mark.vcr\n@pytest.mark.domain_policy(block=["example.net"])\n'
+    project.makeconftest(CONFTEST.format(url=FIRST))
+    project.makepyfile(test_agent=TESTS.replace("@pytest.mark.vcr\n", marked))
+    result = project.runpytest("--record-mode=once", FROM_SCRIPTS_OPTION.flag, "-p", "no:randomly")
+    result.assert_outcomes(passed=1)
+    project.makeconftest(CONFTEST.format(url=MOVED))
+    result = project.runpytest(*REWRITE)
+    result.assert_outcomes(failed=1)  # the policy fails the test; drift says what changed
+    result.stdout.fnmatch_lines(
+        ["*(a reached domain or the verdict changed):", "  verdict: pass -> fail"]
+    )
+
+
+def test_a_stored_record_this_version_cannot_read_is_named_not_passed_over(
+    recorded: pytest.Pytester,
+) -> None:
+    path = recorded.path / "cassettes" / "test_agent" / "test_search.yaml"
+    text = path.read_text()
+    head, _, block = text.partition("\nevidence:\n")
+    path.write_text(head + "\nevidence:\n" + block.replace("schema: 1\n", "schema: 99\n"))
+    recorded.makeconftest(CONFTEST.format(url=MOVED))
+    result = recorded.runpytest(*REWRITE)
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(
+        ["evidence drift of test_agent.py::test_search unknown: the record "
+         "cassettes/test_agent/test_search.yaml held could not be read (evidence record "
+         "schema 99 is not one this agentloop-tools reads*"]
+    )  # fmt: skip
