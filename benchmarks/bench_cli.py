@@ -9,6 +9,10 @@ a different prompt each so no two files are the same.
 With a baseline (issue 20): writing it, auditing against it (``--format github``, the CI
 step), the same with ``--jobs 2``, and ``--format sarif``.
 
+``diff`` (issue 28): two folders of 1,000 cassettes with stored evidence records, one
+in ten changed (a domain added), under 30 s; ``python benchmarks/bench_cli.py diff``
+runs that case alone.
+
 Also ``scan`` over the same 1,000 files (MB/s of file read, decoded and checked), and
 the time to refuse a YAML alias bomb and a 100,000-deep JSON file (issue #8: bounded
 time on hostile input).
@@ -22,6 +26,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 COUNT = 1000
 REPO = Path(__file__).resolve().parents[1]
@@ -62,6 +67,61 @@ def main() -> None:
         hostile(directory)
     finally:
         shutil.rmtree(directory)
+
+
+def diff_folders() -> None:
+    """Issue 28: ``diff`` of two 1,000-cassette folders with stored evidence records."""
+    from agentloop_tools.cassettes import Reader, serializer
+    from agentloop_tools.cassettes._load import read_text
+    from agentloop_tools.testing._summary_build import summarize
+
+    originals = sorted((REPO / "cassettes").rglob("*.yaml"))
+    reader = Reader()
+    records: dict[Path, dict[str, Any]] = {}
+    for original in originals:
+        reading = reader.read(original)
+        exchanges: list[Any] = list(reading.exchanges)
+        if not exchanges:  # a transcript: no raw answers
+            exchanges = [None] * len(reading.transcripts)
+        records[original] = summarize(reading.transcripts, exchanges).to_dict()
+    root = Path(tempfile.mkdtemp(prefix="bench-diff-"))
+    try:
+        for side in ("old", "new"):
+            for number in range(COUNT):
+                original = originals[number % len(originals)]
+                record = records[original]
+                if side == "new" and number % 10 == 0:
+                    conversations = [dict(c) for c in record["conversations"]]
+                    if conversations:
+                        domains = [*conversations[0]["domains"], f"new-{number}.example"]
+                        conversations[0] = {**conversations[0], "domains": domains}
+                    record = {**record, "conversations": conversations}
+                data = serializer.deserialize(read_text(original))
+                data.pop("provenance", None)
+                written = {
+                    "provenance": {
+                        "schema": 2,
+                        "recorded_at": "2026-12-01T11:06:57Z",
+                        "policy": {"markers": [], "project": None, "replace": False},
+                    },
+                    **data,
+                    "evidence": {"schema": 1, "tests": {f"test_{number}.py::test": record}},
+                }
+                folder = root / side / f"group{number % 20}"
+                folder.mkdir(parents=True, exist_ok=True)
+                (folder / f"{number:04d}-{original.name}").write_text(serializer.serialize(written))
+        started = time.perf_counter()
+        result = subprocess.run(
+            [sys.executable, "-m", "agentloop_tools", "diff", "old", "new", "--format", "json"],
+            capture_output=True, check=False, cwd=root,
+        )  # fmt: skip
+        elapsed = time.perf_counter() - started
+        print(
+            f"diff two folders of {COUNT} cassettes (stored records, {COUNT // 10} changed): "
+            f"{elapsed:.2f} s (exit {result.returncode}, {2 * COUNT / elapsed:.0f} files/s)"
+        )
+    finally:
+        shutil.rmtree(root)
 
 
 def with_baseline(directory: Path) -> None:
@@ -118,4 +178,8 @@ def hostile(directory: Path) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["diff"]:
+        diff_folders()
+    else:
+        main()
+        diff_folders()

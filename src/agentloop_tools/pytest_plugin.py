@@ -20,6 +20,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from agentloop_tools._plugin.scope import (
+    DRIFT_CHOICES,
+    DRIFT_INI,
+    DRIFT_OPTION,
     EVIDENCE,
     FAULTS_KEYWORDS,
     FAULTS_MARKER_LINE,
@@ -184,7 +187,22 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "shown and counted, the test passes) or fail. fail set anywhere (this flag, the "
         "agentloop_refused_attempts ini key, the project table, a marker) wins.",
     )
+    _add_drift_option(group)
     _add_ini_keys(parser)
+
+
+def _add_drift_option(group: Any) -> None:
+    group.addoption(
+        DRIFT_OPTION.flag,
+        dest=DRIFT_OPTION.dest,
+        choices=DRIFT_CHOICES,
+        default=None,
+        help="Whether evidence drift fails the run when a test re-records a cassette that "
+        "held its evidence record: report (default: shown in the summary and reports), "
+        "fail-on-domains (a reached domain or the verdict changed) or fail-on-evidence "
+        "(that, or a source, citation, link or tool call added or removed). The stricter "
+        "of this flag and the agentloop_drift ini key wins.",
+    )
 
 
 def _add_ini_keys(parser: pytest.Parser) -> None:
@@ -228,6 +246,12 @@ def _add_ini_keys(parser: pytest.Parser) -> None:
     parser.addini(
         REFUSED_ATTEMPTS_INI,
         "How a URL web_fetch refused before requesting it counts: report (default) or fail.",
+        default="",
+    )
+    parser.addini(
+        DRIFT_INI,
+        "Whether evidence drift of a re-recorded cassette fails the run: report (default), "
+        "fail-on-domains or fail-on-evidence.",
         default="",
     )
     parser.addini(

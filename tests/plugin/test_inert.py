@@ -49,6 +49,8 @@ def test_each_option_of_the_plugin_stops_the_run(
         value = ["anthropic"]
     if option == scope.REFUSED_ATTEMPTS_OPTION:
         value = ["fail"]
+    if option == scope.DRIFT_OPTION:
+        value = ["fail-on-domains"]
     result = old.runpytest(option.flag, *value)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert NEEDS in result.stderr.str()

@@ -16,6 +16,7 @@ that uses the plugin, read from the top down:
 - ``agents``: what the fixtures hand a test (the environment and the agent factory).
 - ``masking``: no credential in what pytest shows of a test (reprs, reports).
 - ``run_report``: the run's summary lines and report files, from the test reports.
+- ``drift``: evidence drift of a test that re-recorded its cassette, and whether it fails.
 - ``failures``: the plugin's failures, each carrying its kind.
 - ``messages``: every text the plugin shows.
 - ``inert``: the plugin on a pytest older than its floor.

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from agentloop_tools._plugin import messages
+from agentloop_tools._plugin.drift import DRIFT_PROPERTY
 from agentloop_tools._plugin.scope import HTML_REPORT_OPTION, REPORT_OPTION
 
 if TYPE_CHECKING:
@@ -36,6 +37,8 @@ class RunReport:
         self.not_audited: list[str] = []
         self.breached_attempts: list[dict[str, Any]] = []
         self.replaced: list[dict[str, Any]] = []  # tests whose marker is their whole policy
+        self.drift: list[dict[str, Any]] = []  # tests that re-recorded with evidence drift
+        self.drift_setting: tuple[str, str | None] = ("report", None)
 
     def wanted(self) -> bool:
         """Whether a report file is asked for (then each test carries its full record)."""
@@ -48,6 +51,8 @@ class RunReport:
                     self._replace(value)  # teardown ran a conversation: the whole record
                 elif name == TEARDOWN_PROPERTY and isinstance(value, dict):
                     self._fail_at_teardown(value)
+                elif name == DRIFT_PROPERTY and isinstance(value, dict):
+                    self._drift(value)
         if report.when != "call":
             return
         for name, value in _pairs(report):
@@ -69,6 +74,18 @@ class RunReport:
                 return
         self.records.append(record)
 
+    def _drift(self, value: dict[str, Any]) -> None:
+        self.drift.append(value)
+        for record in self.records:  # the reports show it beside the test's evidence
+            if record.get("test") == value.get("test"):
+                record["drift"] = {k: v for k, v in value.items() if k != "test"}
+
+    def drift_fails(self) -> bool:
+        """Whether a re-recorded test's evidence drift fails the run (--agentloop-drift)."""
+        from agentloop_tools._plugin.drift import fails
+
+        return any(fails(entry, self.drift_setting[0]) for entry in self.drift)
+
     def breached(self) -> bool:
         """Whether an attempt that a rerun plugin retried breached the policy."""
         return bool(self.breached_attempts)
@@ -81,7 +98,7 @@ class RunReport:
 
     def summary_lines(self) -> list[str]:
         """The lines of the run's summary section; none when no test showed evidence."""
-        if not self.records and not self.not_audited and not self.replaced:
+        if not self.records and not self.not_audited and not self.replaced and not self.drift:
             return []
         conversations = sum(r["conversation_count"] for r in self.records)
         violations = [failing_count(r) for r in self.records]
@@ -103,6 +120,10 @@ class RunReport:
             f"{sum(violations)} domain policy violation(s) in {breached} test(s)"
             + _refused_note(self.records, refused)
         )
+        if self.drift:
+            from agentloop_tools._plugin.drift import summary_lines
+
+            lines += summary_lines(self.drift, self.drift_setting)
         for option in FILE_OPTIONS:
             path = self.config.getoption(option.dest)
             if path:

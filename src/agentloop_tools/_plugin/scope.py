@@ -62,6 +62,7 @@ PLUGIN_INI_KEYS = (
     "agentloop_cassette_age_action",
     "agentloop_volatile_fields",
     "agentloop_refused_attempts",
+    "agentloop_drift",
 )
 # What a test's report carries to the controller (xdist) when the plugin acted on it.
 PROPERTY_PREFIX = "agentloop_tools"
@@ -101,6 +102,10 @@ HTML_REPORT_OPTION = Option("--agentloop-report-html", "agentloop_report_html")
 # Named as the design names it (its ini key and table key say the same words).
 REFUSED_ATTEMPTS_OPTION = Option("--refused-attempts", "agentloop_refused_attempts")
 REFUSED_ATTEMPTS_INI = "agentloop_refused_attempts"
+# Whether evidence drift of a re-recorded cassette fails the run (testing._drift).
+DRIFT_OPTION = Option("--agentloop-drift", "agentloop_drift")
+DRIFT_INI = "agentloop_drift"
+DRIFT_CHOICES = ("report", "fail-on-domains", "fail-on-evidence")
 OPTIONS = (
     PROVIDER_OPTION,
     RECORD_IN_CI_OPTION,
@@ -108,6 +113,7 @@ OPTIONS = (
     REPORT_OPTION,
     HTML_REPORT_OPTION,
     REFUSED_ATTEMPTS_OPTION,
+    DRIFT_OPTION,
 )
 
 EVIDENCE: pytest.StashKey[AgentloopEvidence] = pytest.StashKey()

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from agentloop_tools._plugin import gate, messages
+from agentloop_tools._plugin.drift import setting as drift_setting
 from agentloop_tools._plugin.failures import fail
 from agentloop_tools._plugin.network import ReplayClients
 from agentloop_tools._plugin.policies import (
@@ -84,6 +85,8 @@ class AgentloopSession:
         prepare_report_paths(config)
         self.replay_clients = ReplayClients()
         self.report = RunReport(config)
+        # Read now: a bad agentloop_drift stops the run before any test.
+        self.report.drift_setting = drift_setting(config)
         self._matcher: BodyMatcher | None = None
         self._current: pytest.Item | None = None
 
@@ -98,6 +101,7 @@ class AgentloopSession:
             or bool(self.config.getoption(RECORD_IN_CI_OPTION.dest))
             or bool(self.config.getoption(FROM_SCRIPTS_OPTION.dest))
             or self.refused_from is not None
+            or self.report.drift_setting[1] is not None
         )
 
     def header(self) -> list[str] | None:
@@ -106,6 +110,8 @@ class AgentloopSession:
             return None
         record_mode = self.config.getoption("record_mode", default=None) or "none"
         refused = ", refused attempts=fail" if self.refused_from is not None else ""
+        drift = self.report.drift_setting[0]
+        refused += f", drift={drift}" if drift != "report" else ""
         lines = [
             f"agentloop-tools: provider={self.provider or 'from LLM_PROVIDER'}, "
             f"record-mode={record_mode}, default policy={self.default.summary()}{refused}"
@@ -317,6 +323,12 @@ class AgentloopSession:
             # A refused cassette fails at teardown, after the call's record left.
             error = call.excinfo.value if call.excinfo is not None else None
             report.user_properties.append(teardown_property(item, report, error))
+        if call.when == "teardown" and in_scope(item):
+            from agentloop_tools._plugin.drift import drift_property
+
+            drift = drift_property(item)  # the cassette is saved by now
+            if drift is not None:
+                report.user_properties.append(drift)
         if call.when != "call":
             return
         if item.stash.get(gate.NOT_AUDITED, False):
@@ -368,7 +380,8 @@ class AgentloopSession:
         if hasattr(self.config, "workerinput"):
             return  # xdist: the controller writes, and decides the exit status
         self.report.write_files()
-        if self.report.breached() and session.exitstatus == pytest.ExitCode.OK:
+        failing = self.report.breached() or self.report.drift_fails()
+        if failing and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def close(self) -> None:

@@ -28,6 +28,7 @@ sup.ref { color: #555; } .flag, sup.flag { color: #a31515; font-weight: bold; fo
 blockquote.question { margin: .5em 0; padding: .5em .75em; border-left: 4px solid #6b8cc7;
 background: #eef3fb; white-space: pre-wrap; } .label { font-weight: bold; }
 .failure { border: 2px solid #a31515; padding: .5em .75em; border-radius: 4px; }
+.drift { border: 2px solid #b26b00; padding: .5em .75em; border-radius: 4px; }
 pre.message { white-space: pre-wrap; font-size: .85em; background: #fbeaea; padding: .5em; }
 ul.violations li, ol.citations li.violating, ul.sources li.violating { color: #a31515; }
 .meta { color: #555; font-size: .9em; }
@@ -113,6 +114,7 @@ def _html_test(record: dict[str, Any]) -> str:
             f"(from {_h(str(policy['from']))})</p>"
         )
     out += _html_faults(record.get("web_faults"))
+    out += _html_drift(record.get("drift"))
     for number, conversation in enumerate(record["conversations"], start=1):
         out.append(
             f"<h3 id='{_h(_anchor(record['test'], number), quote=True)}'>Conversation {number}</h3>"
@@ -147,6 +149,20 @@ def _html_faults(faults: object) -> list[str]:
         ]
         out.append("</ul>")
     return out
+
+
+def _html_drift(entry: object) -> list[str]:
+    """What the test's re-recording changed in its evidence (``--agentloop-drift``)."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("drift"), dict):
+        return []
+    from agentloop_tools.testing._drift import headline, lines
+
+    drift = entry["drift"]
+    return [
+        f"<div class='drift' data-level='{_h(str(drift.get('level')), quote=True)}'>"
+        f"<p><span class='label'>Evidence drift (re-recorded):</span> {_h(headline(drift))}</p>"
+        f"<pre class='message'>{_h(chr(10).join(lines(drift, indent='')))}</pre></div>"
+    ]
 
 
 def _anchor(test: str, number: int) -> str:

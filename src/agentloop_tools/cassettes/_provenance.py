@@ -78,6 +78,8 @@ class Recording:
             module and name, or the test's own ``http_client=``).
         policy: the policy the test ran under (:func:`policy_facts`).
         evidence: gives the test's evidence record when the cassette is written.
+        replaced_evidence, written_evidence: the test's record the file held before a
+            re-recording that changed its interactions, and the one written.
     """
 
     test: str = ""
@@ -87,6 +89,10 @@ class Recording:
     # The test's evidence record as JSON-ready data, computed when the cassette is
     # written (the plugin sets it; None: no record).
     evidence: Callable[[], Mapping[str, Any] | None] | None = None
+    # Set when the cassette is written with changed interactions over a file that held
+    # this test's record: the record replaced, and the one written (drift is their diff).
+    replaced_evidence: Mapping[str, Any] | None = None
+    written_evidence: Mapping[str, Any] | None = None
 
 
 def version(name: str) -> str | None:

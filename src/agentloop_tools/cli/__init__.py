@@ -2,6 +2,7 @@
 
     agentloop-tools audit PATH... [--allow D[,D...] | --block D[,D...] | --policy FILE]
     agentloop-tools evidence PATH...
+    agentloop-tools diff OLD NEW [--fail-on domains|evidence|any|never] [--allow ... | ...]
     agentloop-tools scan PATH...
     agentloop-tools explain URL_OR_TEXT... [--allow ... | --block ... | --policy FILE]
     agentloop-tools adopt CASSETTE --recorded-at DATE [--note TEXT] [--force]
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
 # The rooms, by job: _arguments (the parser), _inputs (files, the policy, problems),
 # _output (formats, escapes, stderr), and one per command: _audit (with _baseline,
 # _sarif, and _jsonl for transcript logs and --jobs), _evidence (with _provenance),
-# _scan, _explain.
+# _diff (with the core's testing._drift), _scan, _explain.
 __all__ = [
     "COMMANDS",
     "EPILOG",
@@ -72,7 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _version()
     try:
         args = parse(arguments)
-        if args.command in ("audit", "evidence"):
+        if args.command in ("audit", "evidence", "diff"):
             require_agentloop_06()
         return _run(args)
     except UsageProblem as problem:
@@ -95,6 +96,10 @@ def _run(args: argparse.Namespace) -> int:
         return audit(args)
     if args.command == "evidence":
         return evidence(args)
+    if args.command == "diff":
+        from agentloop_tools.cli._diff import diff
+
+        return diff(args)
     if args.command == "explain":
         # Loads the policy's explainer (the web core): only when asked.
         from agentloop_tools.cli._explanations import explain

@@ -13,7 +13,7 @@ from typing import Any, NoReturn
 
 from agentloop_tools.cli._output import EXIT_USAGE
 
-COMMANDS = ("audit", "evidence", "scan", "explain", "adopt")
+COMMANDS = ("audit", "evidence", "diff", "scan", "explain", "adopt")
 FORMATS = ("table", "json", "github", "junit", "sarif")
 MAX_JOBS = 64
 
@@ -25,6 +25,9 @@ examples:
   agentloop-tools audit run.jsonl --policy policy.toml --format junit -o audit.xml
   agentloop-tools audit tests/cassettes      # policy from [tool.agentloop-tools]
   agentloop-tools evidence cassettes/test_agent/test_cites.yaml
+  git show HEAD:tests/cassettes/test_agent/test_cites.yaml > old.yaml
+  agentloop-tools diff old.yaml tests/cassettes/test_agent/test_cites.yaml
+  agentloop-tools diff base-cassettes/ tests/cassettes/ --fail-on evidence --format github
   agentloop-tools scan tests/cassettes       # as a pre-commit hook: exit 1 on a secret
   agentloop-tools audit tests/cassettes --write-baseline audit-baseline.json
   agentloop-tools audit tests/cassettes --baseline audit-baseline.json --format sarif
@@ -72,6 +75,7 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]
     return parser, {
         "audit": _audit(commands),
         "evidence": _evidence(commands),
+        "diff": _diff(commands),
         "scan": _scan(commands),
         "explain": _explain(commands),
         "adopt": _adopt(commands),
@@ -156,6 +160,31 @@ def _evidence(commands: Any) -> argparse.ArgumentParser:
         help="with --format html: a TOML file with allow = [...] or block = [...]",
     )
     return evidence
+
+
+def _diff(commands: Any) -> argparse.ArgumentParser:
+    diff = _command(
+        commands,
+        "diff",
+        "what changed in the evidence between two recordings: domains reached, sources, "
+        "citations, links, tool calls, usage and verdicts, per test",
+    )
+    diff.add_argument("old", metavar="OLD", help="a cassette, or a folder of them")
+    diff.add_argument(
+        "new", metavar="NEW", help="a cassette, or a folder (files matched by relative path)"
+    )
+    diff.add_argument("--format", choices=("table", "json", "github"), default="table")
+    diff.add_argument("-o", "--output", metavar="FILE", help="write here, not stdout")
+    diff.add_argument(
+        "--fail-on",
+        choices=("domains", "evidence", "any", "never"),
+        default="domains",
+        help="exit 1 when: a reached domain or a verdict changed (domains, the default); "
+        "that, or a source, citation, link or tool call was added or removed (evidence); "
+        "that, or usage changed (any); never",
+    )
+    _add_policy(diff)
+    return diff
 
 
 def _scan(commands: Any) -> argparse.ArgumentParser:

@@ -91,6 +91,9 @@ class _CheckedSerializer:
         self._provenance = provenance
         self._before = before
         self._recording = recording
+        # (record replaced, record written) of this test, told to the recording once the
+        # cassette is written: the plugin shows their drift.
+        self._replaced: tuple[Any, Any] | None = None
 
     def serialize(self, data: dict[str, Any]) -> str:
         if self._provenance is not None:
@@ -108,6 +111,8 @@ class _CheckedSerializer:
             raise RecordingRefused(
                 [Leak("the serialized cassette", f.kind, f.masked) for f in found]
             )
+        if self._replaced is not None and self._recording is not None:
+            self._recording.replaced_evidence, self._recording.written_evidence = self._replaced
         return text
 
     def deserialize(self, text: str) -> Any:
@@ -135,6 +140,10 @@ class _CheckedSerializer:
                 if block is not None:
                     kept[_provenance.EVIDENCE_KEY] = block
                 return kept
+        if record is not None:
+            before = _provenance.read_evidence({_provenance.EVIDENCE_KEY: stored}).get(record[0])
+            if before is not None:
+                self._replaced = (before, record[1])
         found = _provenance.facts(data.get("interactions") or [], self._provenance, self._recording)
         written = {_provenance.KEY: found, **data}
         block = _provenance.evidence_block(stored, record, replace=True)
