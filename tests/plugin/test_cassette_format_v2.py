@@ -213,7 +213,7 @@ def test_a_hand_written_replace_is_named_with_what_it_lifts_and_pytest_ignores_i
 ) -> None:
     # The test's marker in code no longer says replace=True; its cassette still does
     # (as a hand edit would make it): pytest takes replace from the code only.
-    recorded.makepyfile(test_agent=TESTS.replace(', replace=True)', ")"))
+    recorded.makepyfile(test_agent=TESTS.replace(", replace=True)", ")"))
     result = recorded.runpytest("-k", "test_replaced")
     result.assert_outcomes(failed=1, deselected=2)
     result.stdout.fnmatch_lines(["*en.wikipedia.org*"])

@@ -12,7 +12,7 @@ adopted cassette) is audited with the project policy alone, as before. An explic
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -116,11 +116,16 @@ def _marker(entry: object, path: str | Path) -> Any:
         raise InputError(f"a recorded marker's rules cannot be read ({reason})") from None
 
 
-def notes(files: Iterable[Path], policy: ProjectAsInPytest) -> list[str]:
+def notes(
+    files: Iterable[Path],
+    policy: ProjectAsInPytest,
+    audit_file: Callable[[str, Any], Any] | None = None,
+) -> list[str]:
     """What the command line applied differently from a plain project audit, to say so:
     cassettes audited with a recorded ``replace`` marker alone (with what the project
     policy forbids in them), and cassettes recorded under a project policy whose
-    fingerprint differs from today's."""
+    fingerprint differs from today's. ``audit_file`` (``_audit.audit_one``) reads what
+    the project policy forbids; without it the replace note names the files only."""
     from agentloop_tools.cassettes._provenance import fingerprint
 
     today = fingerprint(policy.project)
@@ -147,7 +152,8 @@ def notes(files: Iterable[Path], policy: ProjectAsInPytest) -> list[str]:
             "domain_policy marker with replace=True were audited with their recorded "
             f"marker alone, as pytest audits them, not the project policy: {_listed(replaced)}"
         )
-        out.extend(_lifted(replaced, policy))
+        if audit_file is not None:
+            out.extend(_lifted(replaced, policy, audit_file))
     if changed:
         out.append(
             f"agentloop-tools: note: {len(changed)} cassette(s) were recorded under a "
@@ -158,17 +164,18 @@ def notes(files: Iterable[Path], policy: ProjectAsInPytest) -> list[str]:
     return out  # stderr() shows recorded text's control characters as escapes
 
 
-def _lifted(paths: Sequence[str], policy: ProjectAsInPytest) -> list[str]:
+def _lifted(
+    paths: Sequence[str], policy: ProjectAsInPytest, audit_file: Callable[[str, Any], Any]
+) -> list[str]:
     """What the project policy forbids in each ``replace`` cassette, named: a cassette is
     text anyone can edit, and pytest takes ``replace`` only from a marker in code, so a
     recorded ``replace`` that lifts a project rule is shown, never passed quietly."""
-    from agentloop_tools.cli._audit import audit_one
     from agentloop_tools.cli._output import _cleaner
 
     cleaner = _cleaner()
     out = []
     for path in paths[:_SHOWN]:
-        found = [v for v in audit_one(path, policy.project).violations if not v["refused"]]
+        found = [v for v in audit_file(path, policy.project).violations if not v["refused"]]
         if not found:
             continue
         urls = list(dict.fromkeys(str(v["url"]) for v in found))
