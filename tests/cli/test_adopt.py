@@ -143,3 +143,24 @@ def test_what_adopt_refuses_is_left_unchanged_with_a_coded_exit(
 def test_a_file_that_is_not_there_or_not_regular_is_a_coded_refusal(tmp_path: Path) -> None:
     assert run("adopt", tmp_path / "missing.yaml", "--recorded-at", "2026-11-30").returncode == 2
     assert run("adopt", tmp_path, "--recorded-at", "2026-11-30").returncode == 2
+
+
+def test_a_write_made_while_adopting_is_kept_not_replaced(
+    foreign: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentloop_tools.cassettes import _adopt
+
+    verify = _adopt._verify
+    rerecorded = FOREIGN.replace("Python docs?", "Python 3.13 docs?")
+
+    def meanwhile(*args: object) -> None:
+        # A re-recording writes the cassette between adopt's read and its replace.
+        foreign.write_text(rerecorded)
+        verify(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_adopt, "_verify", meanwhile)
+    result = run("adopt", foreign, "--recorded-at", "2026-11-30")
+    assert result.returncode == 2
+    assert "changed while it was being adopted" in result.stderr
+    assert foreign.read_text() == rerecorded  # the other write is not lost
+    assert [p.name for p in foreign.parent.iterdir()] == [foreign.name]  # no temporary left

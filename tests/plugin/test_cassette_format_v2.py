@@ -206,3 +206,25 @@ def test_the_reserved_evidence_block_after_the_interactions_is_tolerated(
     capsys.readouterr()
     assert main(["audit", str(cassette)]) == 0
     assert main(["evidence", str(cassette)]) == 0
+
+
+def test_a_hand_written_replace_is_named_with_what_it_lifts_and_pytest_ignores_it(
+    recorded: pytest.Pytester, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The test's marker in code no longer says replace=True; its cassette still does
+    # (as a hand edit would make it): pytest takes replace from the code only.
+    recorded.makepyfile(test_agent=TESTS.replace(", replace=True)", ")"))
+    result = recorded.runpytest("-k", "test_replaced")
+    result.assert_outcomes(failed=1, deselected=2)
+    result.stdout.fnmatch_lines(["*en.wikipedia.org*"])
+    cassette = recorded.path / "cassettes" / "test_agent" / "test_replaced.yaml"
+    capsys.readouterr()
+    assert main(["audit", str(cassette)]) == 0  # as pytest audits a true replace marker
+    out, err = capsys.readouterr()
+    # ...but what the recorded replace lifts is named, with the fix.
+    assert "lifts the project policy" in err
+    assert "https://en.wikipedia.org/wiki/Python" in err
+    assert "re-record it" in err
+    # The summary names the project policy, not the command line's wrapper object.
+    assert "ProjectAsInPytest" not in out
+    assert "DomainPolicy.block(['wikipedia.org', 'reddit.com'])" in out

@@ -81,6 +81,30 @@ def test_a_hostile_stored_record_is_a_value_error(hostile: str) -> None:
         EvidenceSummary.from_json(hostile)
 
 
+def _nested(depth: int) -> list[Any]:
+    value: list[Any] = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(
+    "hostile",
+    [
+        "[" * 100_000 + "]" * 100_000,
+        '{"schema": 1, "conversations": ' + "[" * 100_000 + "]" * 100_000 + "}",
+        {"schema": 1, "conversations": [{"hosted": [{"kind": _nested(100_000)}]}]},
+        '{"schema": 0}',
+        '{"schema": -5}',
+    ],
+    ids=["deep-text", "deep-conversations", "deep-mapping", "schema-0", "schema-negative"],
+)
+def test_a_record_nested_too_deep_or_of_no_schema_is_a_value_error(hostile: object) -> None:
+    # The documented error, never a RecursionError out of the JSON reader or str().
+    with pytest.raises(ValueError, match=r"nested too deeply|is not one this agentloop-tools"):
+        EvidenceSummary.from_json(hostile)  # type: ignore[arg-type]
+
+
 def test_wrong_types_inside_a_stored_record_read_as_unknown() -> None:
     record = EvidenceSummary.from_json(
         {"schema": 1, "conversations": [{"counters": {"searches": "3", "input_tokens": -1.5}}]}

@@ -94,7 +94,7 @@ def adopt(
         block = block.replace("\n", "\r\n")
     new = block + rest
     _verify(new, old, block)
-    _write(Path(path), bom + new.encode("utf-8"))
+    _write(Path(path), bom + new.encode("utf-8"), data)
     return len(old["interactions"])
 
 
@@ -164,8 +164,14 @@ def _verify(new: str, old: dict[str, Any], block: str) -> None:
         )
 
 
-def _write(path: Path, data: bytes) -> None:
-    """Replace the file at once: a crash leaves the old file or the new, never half."""
+def _write(path: Path, data: bytes, read: bytes) -> None:
+    """Replace the file at once: a crash leaves the old file or the new, never half.
+
+    A file changed since it was ``read`` (a re-recording writing it meanwhile) is left
+    as the other writer made it: replacing it would lose that write.
+    """
+    from agentloop_tools.cassettes._load import read_bytes
+
     target = path.resolve()
     mode = target.stat().st_mode & 0o7777
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
@@ -173,6 +179,11 @@ def _write(path: Path, data: bytes) -> None:
         with os.fdopen(handle, "wb") as file:
             file.write(data)
         os.chmod(temporary, mode)
+        if read_bytes(target) != read:
+            raise AdoptRefused(
+                "the file changed while it was being adopted (another process wrote it); "
+                "its new content is kept: adopt it again"
+            )
         os.replace(temporary, target)
     except BaseException:
         with contextlib.suppress(OSError):

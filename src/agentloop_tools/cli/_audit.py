@@ -73,7 +73,7 @@ def _report_recorded(found: Found, policy: Any) -> None:
     from agentloop_tools.cli._recorded import ProjectAsInPytest, notes
 
     if isinstance(policy, ProjectAsInPytest):
-        for line in notes(found.files, policy):
+        for line in notes(found.files, policy, audit_one):
             stderr(line)
 
 

@@ -12,7 +12,7 @@ adopted cassette) is audited with the project policy alone, as before. An explic
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,10 @@ class ProjectAsInPytest:
 
     def audit(self, transcript: Any, *args: Any, **kwargs: Any) -> Any:
         return self.project.audit(transcript, *args, **kwargs)
+
+    def __repr__(self) -> str:
+        # The summary line and SARIF name the policy: the project's rules, not this wrapper.
+        return repr(self.project)
 
     def for_file(self, path: str | Path) -> Any:
         """The policy ``path`` is audited with; InputError for a recorded policy that
@@ -112,10 +116,16 @@ def _marker(entry: object, path: str | Path) -> Any:
         raise InputError(f"a recorded marker's rules cannot be read ({reason})") from None
 
 
-def notes(files: Iterable[Path], policy: ProjectAsInPytest) -> list[str]:
+def notes(
+    files: Iterable[Path],
+    policy: ProjectAsInPytest,
+    audit_file: Callable[[str, Any], Any] | None = None,
+) -> list[str]:
     """What the command line applied differently from a plain project audit, to say so:
-    cassettes audited with a recorded ``replace`` marker alone, and cassettes recorded
-    under a project policy whose fingerprint differs from today's."""
+    cassettes audited with a recorded ``replace`` marker alone (with what the project
+    policy forbids in them), and cassettes recorded under a project policy whose
+    fingerprint differs from today's. ``audit_file`` (``_audit.audit_one``) reads what
+    the project policy forbids; without it the replace note names the files only."""
     from agentloop_tools.cassettes._provenance import fingerprint
 
     today = fingerprint(policy.project)
@@ -142,6 +152,8 @@ def notes(files: Iterable[Path], policy: ProjectAsInPytest) -> list[str]:
             "domain_policy marker with replace=True were audited with their recorded "
             f"marker alone, as pytest audits them, not the project policy: {_listed(replaced)}"
         )
+        if audit_file is not None:
+            out.extend(_lifted(replaced, policy, audit_file))
     if changed:
         out.append(
             f"agentloop-tools: note: {len(changed)} cassette(s) were recorded under a "
@@ -150,6 +162,36 @@ def notes(files: Iterable[Path], policy: ProjectAsInPytest) -> list[str]:
             f"{_listed(changed)}. Re-record them to record today's."
         )
     return out  # stderr() shows recorded text's control characters as escapes
+
+
+def _lifted(
+    paths: Sequence[str], policy: ProjectAsInPytest, audit_file: Callable[[str, Any], Any]
+) -> list[str]:
+    """What the project policy forbids in each ``replace`` cassette, named: a cassette is
+    text anyone can edit, and pytest takes ``replace`` only from a marker in code, so a
+    recorded ``replace`` that lifts a project rule is shown, never passed quietly."""
+    from agentloop_tools.cli._output import _cleaner
+
+    cleaner = _cleaner()
+    out = []
+    for path in paths[:_SHOWN]:
+        found = [v for v in audit_file(path, policy.project).violations if not v["refused"]]
+        if not found:
+            continue
+        urls = list(dict.fromkeys(str(v["url"]) for v in found))
+        shown = ", ".join(url[:200] for url in urls[:_SHOWN])
+        more = f" and {len(urls) - _SHOWN} more" if len(urls) > _SHOWN else ""
+        out.append(
+            cleaner.text(
+                f"agentloop-tools: note: {path}: its recorded replace=True lifts the project "
+                f"policy ({policy.origin}) from {len(found)} finding(s) it forbids: "
+                f"{shown}{more}. pytest takes replace only from the marker in code: if the "
+                "test's marker has no replace=True, the cassette was edited and pytest fails "
+                "it; re-record it. To audit every cassette with the project policy itself, "
+                "pass it explicitly (--policy/--allow/--block)."
+            )
+        )
+    return out
 
 
 def _listed(paths: Sequence[str]) -> str:

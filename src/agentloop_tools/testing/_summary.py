@@ -230,17 +230,27 @@ class EvidenceSummary:
     def from_json(cls, data: str | bytes | Mapping[str, Any]) -> EvidenceSummary:
         """A record from ``to_json()`` text or ``to_dict()`` data.
 
-        Raises ValueError naming what is wrong: not a record, or a newer schema.
+        Raises ValueError naming what is wrong: not a record, a schema not read here,
+        or data nested too deep to read (a hostile record never ends in RecursionError).
         """
+        try:
+            return cls._from_data(data)
+        except RecursionError:
+            raise ValueError(
+                "an evidence record nested too deeply to read; re-record the cassette"
+            ) from None
+
+    @classmethod
+    def _from_data(cls, data: str | bytes | Mapping[str, Any]) -> EvidenceSummary:
         if isinstance(data, str | bytes):
             data = json.loads(data)
         if not isinstance(data, Mapping):
             raise ValueError("an evidence record is a JSON object")
         schema = data.get("schema")
-        if not isinstance(schema, int) or isinstance(schema, bool) or schema > SCHEMA:
+        if not isinstance(schema, int) or isinstance(schema, bool) or not 1 <= schema <= SCHEMA:
             raise ValueError(
                 f"evidence record schema {schema!r} is not one this agentloop-tools reads "
-                f"(at most {SCHEMA}): upgrade agentloop-tools, or re-record the cassette"
+                f"(1 to {SCHEMA}): upgrade agentloop-tools, or re-record the cassette"
             )
         conversations = data.get("conversations") or []
         if not isinstance(conversations, list):
