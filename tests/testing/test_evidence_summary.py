@@ -111,3 +111,13 @@ def test_wrong_types_inside_a_stored_record_read_as_unknown() -> None:
     )
     assert record.searches is None
     assert record.input_tokens is None
+
+
+def test_deeply_nested_arguments_given_as_data_are_named_not_a_crash() -> None:
+    deep: list[object] = []
+    for _ in range(100_000):
+        deep = [deep]
+    call = {"name": "x", "arguments": {"a": deep}}
+    record = EvidenceSummary.from_json({"schema": 1, "conversations": [{"tool_calls": [call]}]})
+    text = record.to_json()  # raised RecursionError
+    assert "nested too deeply to show" in text

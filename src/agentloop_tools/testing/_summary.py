@@ -369,5 +369,13 @@ def _plain(value: Any) -> Any:
     """Tool arguments as JSON data (anything else by its text)."""
     try:
         return json.loads(json.dumps(value, ensure_ascii=False, default=str))
+    except RecursionError:  # a hostile record's arguments: named, never a crash
+        return _TOO_DEEP
     except (TypeError, ValueError):
-        return repr(value)
+        try:
+            return repr(value)
+        except RecursionError:
+            return _TOO_DEEP
+
+
+_TOO_DEEP = "<arguments nested too deeply to show>"
