@@ -14,6 +14,17 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from agentloop_tools._plugin import gate, messages
+from agentloop_tools._plugin.budget import (
+    BUDGET,
+    SPENT,
+    Budget,
+    SpendCounter,
+    budget_for,
+    budget_is_ours,
+    default_budget,
+    read_budget,
+    read_cap,
+)
 from agentloop_tools._plugin.failures import fail
 from agentloop_tools._plugin.network import ReplayClients
 from agentloop_tools._plugin.policies import (
@@ -35,6 +46,7 @@ from agentloop_tools._plugin.run_report import (
     teardown_property,
 )
 from agentloop_tools._plugin.scope import (
+    BUDGET_MARKER_NAME,
     EVIDENCE,
     FAULTS_MARKER_NAME,
     FAULTS_MET,
@@ -81,6 +93,7 @@ class AgentloopSession:
         # Where refused attempts were set to fail for the whole run (None: report).
         self.refused_from = _refused_from(config, self.default)
         self.max_cassette_age, self.cassette_age_action = _cassette_age(config)
+        self.default_budget, self.record_cap = _budgets(config)
         prepare_report_paths(config)
         self.replay_clients = ReplayClients()
         self.report = RunReport(config)
@@ -98,6 +111,8 @@ class AgentloopSession:
             or bool(self.config.getoption(RECORD_IN_CI_OPTION.dest))
             or bool(self.config.getoption(FROM_SCRIPTS_OPTION.dest))
             or self.refused_from is not None
+            or self.default_budget is not None
+            or self.record_cap is not None
         )
 
     def header(self) -> list[str] | None:
@@ -106,6 +121,10 @@ class AgentloopSession:
             return None
         record_mode = self.config.getoption("record_mode", default=None) or "none"
         refused = ", refused attempts=fail" if self.refused_from is not None else ""
+        if self.default_budget is not None:
+            refused += f", budget={self.default_budget.shown()}"
+        if self.record_cap is not None:
+            refused += f", record budget={self.record_cap.shown()}"
         lines = [
             f"agentloop-tools: provider={self.provider or 'from LLM_PROVIDER'}, "
             f"record-mode={record_mode}, default policy={self.default.summary()}{refused}"
@@ -130,11 +149,12 @@ class AgentloopSession:
                 if mark.name not in near:
                     near[mark.name] = near_marker(mark.name, registered)
                 if near[mark.name] is not None:
-                    problem = (
-                        messages.faults_marker_near_miss(item.nodeid, mark.name)
-                        if near[mark.name] == FAULTS_MARKER_NAME
-                        else messages.marker_near_miss(item.nodeid, mark.name, MARKER_NAME)
-                    )
+                    if near[mark.name] == FAULTS_MARKER_NAME:
+                        problem = messages.faults_marker_near_miss(item.nodeid, mark.name)
+                    elif near[mark.name] == BUDGET_MARKER_NAME:
+                        problem = messages.budget_marker_near_miss(item.nodeid, mark.name)
+                    else:
+                        problem = messages.marker_near_miss(item.nodeid, mark.name, MARKER_NAME)
                     problems.append(problem)
                     item.stash[_MARKER_PROBLEM] = problem
                     break
@@ -164,6 +184,9 @@ class AgentloopSession:
             except pytest.UsageError as error:
                 item.stash[_MARKER_PROBLEM] = str(error)
                 return str(error)
+        problem = self._read_budget(item)
+        if problem is not None:
+            return problem
         if item.get_closest_marker(MARKER_NAME) is None or MARKER in item.stash:
             return None
         try:
@@ -175,6 +198,24 @@ class AgentloopSession:
             return str(error)
         if isinstance(item, pytest.Function) and "agentloop_evidence" not in item.fixturenames:
             item.fixturenames.append("agentloop_evidence")
+        return None
+
+    def _read_budget(self, item: pytest.Item) -> str | None:
+        """The test's budget markers, read; a test with a budget gets the evidence fixture."""
+        if item.get_closest_marker(BUDGET_MARKER_NAME) is not None and BUDGET not in item.stash:
+            try:
+                if budget_is_ours(item):
+                    item.stash[BUDGET] = read_budget(item)
+            except pytest.UsageError as error:
+                item.stash[_MARKER_PROBLEM] = str(error)
+                return str(error)
+        budgeted = BUDGET in item.stash or self.default_budget is not None
+        if (
+            budgeted
+            and isinstance(item, pytest.Function)
+            and "agentloop_evidence" not in item.fixturenames
+        ):
+            item.fixturenames.append("agentloop_evidence")  # what the budget is read from
         return None
 
     # Each test ---------------------------------------------------------------------
@@ -288,6 +329,7 @@ class AgentloopSession:
             record_in_ci=bool(self.config.getoption(RECORD_IN_CI_OPTION.dest)),
             refused_attempts="fail" if refused_from is not None else "report",
             refused_from=refused_from,
+            budget=budget_for(self.default_budget, item) if ours else None,
         )
 
     def report_of(
@@ -346,6 +388,9 @@ class AgentloopSession:
         record["refused_count"] = item.stash.get(gate.REFUSED, 0)
         rules = self.rules(item)
         record["refused_attempts"] = rules.refused_attempts if rules is not None else "report"
+        spent = item.stash.get(SPENT, None)
+        if spent is not None:
+            record["budget"] = spent
         faults = item.stash.get(WEB_FAULTS, None)
         if faults is not None:
             from agentloop_tools._plugin.faults import record_faults
@@ -373,6 +418,8 @@ class AgentloopSession:
 
     def close(self) -> None:
         self.replay_clients.close()
+        if self.record_cap is not None:
+            self.record_cap.close()
 
     # Services for the fixtures --------------------------------------------------------
 
@@ -437,6 +484,13 @@ def _refused_from(config: pytest.Config, project: ProjectPolicy) -> str | None:
     if project.refused_from is not None:
         places.append(project.refused_from)
     return "; ".join(places) or None
+
+
+def _budgets(config: pytest.Config) -> tuple[Budget | None, SpendCounter | None]:
+    """The project's default budget and the recording spend cap, checked now."""
+    default = default_budget(config)
+    cap = read_cap(config)
+    return default, SpendCounter.start(config, cap) if cap is not None else None
 
 
 def _cassette_age(config: pytest.Config) -> tuple[str, str]:
