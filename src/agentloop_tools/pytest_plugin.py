@@ -188,6 +188,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "shown and counted, the test passes) or fail. fail set anywhere (this flag, the "
         "agentloop_refused_attempts ini key, the project table, a marker) wins.",
     )
+    _add_record_budget(group)
+    _add_ini_keys(parser)
+
+
+def _add_record_budget(group: pytest.OptionGroup) -> None:
     group.addoption(
         RECORD_BUDGET_OPTION.flag,
         dest=RECORD_BUDGET_OPTION.dest,
@@ -198,7 +203,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "a counter reaches its cap, model requests that would be recorded are refused "
         "and their tests fail naming the cap.",
     )
-    _add_ini_keys(parser)
 
 
 def _add_ini_keys(parser: pytest.Parser) -> None:

@@ -19,6 +19,7 @@ from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 import pytest
 
+from agentloop_tools._docs import docs_url
 from agentloop_tools._plugin import messages
 from agentloop_tools._plugin.failures import fail
 from agentloop_tools._plugin.scope import (
@@ -78,13 +79,13 @@ def default_budget(config: pytest.Config) -> Budget | None:
     text = str(config.getini(BUDGET_INI) or "").strip()
     if not text:
         if BUDGET_INI in ini_keys_written(config):
-            raise pytest.UsageError(messages.empty_budget_key(BUDGET_INI))
+            raise pytest.UsageError(empty_budget_key(BUDGET_INI))
         return None
     where = f"ini key {BUDGET_INI}"
     try:
         limits = parse_limits(text, where)
     except (TypeError, ValueError) as error:
-        raise pytest.UsageError(messages.bad_budget(str(error))) from None
+        raise pytest.UsageError(bad_budget(str(error))) from None
     return Budget(limits, dict.fromkeys(limits, where))
 
 
@@ -107,7 +108,7 @@ def read_budget(item: pytest.Item) -> Budget:
     budget: Budget | None = None
     for node, mark in reversed(marked):  # farthest first: each closer one replaces
         if nodes.count(node) > 1:
-            raise pytest.UsageError(messages.stacked_budget(item.nodeid, _node_name(item, node)))
+            raise pytest.UsageError(stacked_budget(item.nodeid, _node_name(item, node)))
         budget = _read_one(item, node, mark).then(budget)
     assert budget is not None  # read only for a test that carries the marker
     return budget
@@ -125,7 +126,7 @@ def _read_one(item: pytest.Item, node: Node, mark: pytest.Mark) -> Budget:
     try:
         limits = check_limits(mark.kwargs, where)
     except (TypeError, ValueError) as error:
-        raise pytest.UsageError(messages.bad_budget(str(error))) from None
+        raise pytest.UsageError(bad_budget(str(error))) from None
     return Budget(limits, dict.fromkeys(limits, where))
 
 
@@ -195,9 +196,9 @@ def read_cap(config: pytest.Config) -> dict[str, int] | None:
     for entry in str(text).split(","):
         name, equals, value = (part.strip() for part in entry.partition("="))
         if not equals or name not in CAP_COUNTERS or not (value.isascii() and value.isdigit()):
-            raise pytest.UsageError(messages.bad_record_budget(flag, str(text), entry.strip()))
+            raise pytest.UsageError(bad_record_budget(flag, str(text), entry.strip()))
         if name in limits:
-            raise pytest.UsageError(messages.bad_record_budget(flag, str(text), entry.strip()))
+            raise pytest.UsageError(bad_record_budget(flag, str(text), entry.strip()))
         limits[name] = int(value)
     return limits
 
@@ -354,7 +355,7 @@ def cap_recording(request: pytest.FixtureRequest, counter: SpendCounter | None) 
         if model_api(str(live_request.uri), str(live_request.method)) is not None:
             reached = counter.reached()
             if reached:
-                message = messages.record_budget_spent(
+                message = record_budget_spent(
                     item.nodeid, RECORD_BUDGET_OPTION.flag, counter.shown(), reached
                 )
                 item.stash[CAPPED] = message
@@ -371,9 +372,89 @@ def cap_recording(request: pytest.FixtureRequest, counter: SpendCounter | None) 
     cassette.append = append_and_count
 
 
+def budgets(config: pytest.Config) -> tuple[Budget | None, SpendCounter | None]:
+    """The project's default budget and the recording spend cap, checked now."""
+    default = default_budget(config)
+    cap = read_cap(config)
+    return default, SpendCounter.start(config, cap) if cap is not None else None
+
+
+def read_test_budget(item: pytest.Item, default: Budget | None) -> str | None:
+    """The test's budget markers, read (the problem, if any); a test with a budget gets
+    the evidence fixture, which the budget is read from."""
+    if item.get_closest_marker(BUDGET_MARKER_NAME) is not None and BUDGET not in item.stash:
+        try:
+            if budget_is_ours(item):
+                item.stash[BUDGET] = read_budget(item)
+        except pytest.UsageError as error:
+            return str(error)
+    budgeted = BUDGET in item.stash or default is not None
+    if (
+        budgeted
+        and isinstance(item, pytest.Function)
+        and "agentloop_evidence" not in item.fixturenames
+    ):
+        item.fixturenames.append("agentloop_evidence")
+    return None
+
+
 def budget_for(default: Budget | None, item: pytest.Item) -> Budget | None:
     """The test's budget: its markers' limits over the project default's."""
     marker = item.stash.get(BUDGET, None)
     if marker is None:
         return default
     return marker.then(default)
+
+
+# Texts ---------------------------------------------------------------------------------
+
+
+def budget_marker_near_miss(nodeid: str, written: str) -> str:
+    return (
+        f"@pytest.mark.{written} on {nodeid} is not a registered marker, and it is one "
+        "typo away from @pytest.mark.agent_budget: as written, the test would run with no "
+        "budget and pass whatever its agents spent. Did you mean @pytest.mark.agent_budget? "
+        "(A marker of your own with this name must be registered in the ini file's "
+        f"markers.) See {docs_url('budgets')}."
+    )
+
+
+def stacked_budget(nodeid: str, where: str) -> str:
+    return (
+        f"@pytest.mark.agent_budget on {nodeid}: {where} carries more than one agent_budget "
+        "marker, and which limit wins between them is not the plugin's guess to make. "
+        "Keep one marker, with every limit in it."
+    )
+
+
+def bad_budget(problem: str) -> str:
+    return f"{problem} See {docs_url('budgets')}."
+
+
+def empty_budget_key(key: str) -> str:
+    return (
+        f"ini key {key} is written with no limit, so it would limit nothing: give limits "
+        f"({key} = searches=5, output_tokens=2000), or remove the key. "
+        f"See {docs_url('budgets')}."
+    )
+
+
+def bad_record_budget(flag: str, given: str, entry: str) -> str:
+    return (
+        f"{flag}={given}: {entry!r} is not COUNTER=N with a known counter, or names one "
+        "twice; write the caps comma-separated, each a whole number, from tokens (input + "
+        f"output), searches and model_requests: {flag} tokens=200000,searches=50. "
+        f"See {docs_url('budgets')}."
+    )
+
+
+def record_budget_spent(nodeid: str, flag: str, caps: str, reached: Mapping[str, int]) -> str:
+    spent = ", ".join(f"{name} {value}" for name, value in reached.items())
+    return (
+        f"RECORDING BUDGET SPENT {nodeid}: this run's recordings reached the spend cap "
+        f"{flag} {caps} (spent so far: {spent}), so the model request this test would "
+        "have recorded next was refused before it was sent. What was recorded stays: its "
+        "cassette keeps the interactions recorded before, and a replay will miss the "
+        "refused request. Re-record this test in a run with a higher cap, or none. "
+        f"See {docs_url('budgets')}."
+    )

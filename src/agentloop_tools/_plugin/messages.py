@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from agentloop_tools._docs import docs_url
@@ -475,55 +475,4 @@ def stacked_faults(nodeid: str, where: str) -> str:
         f"@pytest.mark.web_faults on {nodeid}: {where} carries more than one web_faults "
         "marker, and which pattern wins between them is not the plugin's guess to make. "
         "Keep one marker, with every fault in its pages= and searches= mappings."
-    )
-
-
-def budget_marker_near_miss(nodeid: str, written: str) -> str:
-    return (
-        f"@pytest.mark.{written} on {nodeid} is not a registered marker, and it is one "
-        "typo away from @pytest.mark.agent_budget: as written, the test would run with no "
-        "budget and pass whatever its agents spent. Did you mean @pytest.mark.agent_budget? "
-        "(A marker of your own with this name must be registered in the ini file's "
-        f"markers.) See {docs_url('budgets')}."
-    )
-
-
-def stacked_budget(nodeid: str, where: str) -> str:
-    return (
-        f"@pytest.mark.agent_budget on {nodeid}: {where} carries more than one agent_budget "
-        "marker, and which limit wins between them is not the plugin's guess to make. "
-        "Keep one marker, with every limit in it."
-    )
-
-
-def bad_budget(problem: str) -> str:
-    return f"{problem} See {docs_url('budgets')}."
-
-
-def empty_budget_key(key: str) -> str:
-    return (
-        f"ini key {key} is written with no limit, so it would limit nothing: give limits "
-        f"({key} = searches=5, output_tokens=2000), or remove the key. "
-        f"See {docs_url('budgets')}."
-    )
-
-
-def bad_record_budget(flag: str, given: str, entry: str) -> str:
-    return (
-        f"{flag}={given}: {entry!r} is not COUNTER=N with a known counter, or names one "
-        "twice; write the caps comma-separated, each a whole number, from tokens (input + "
-        f"output), searches and model_requests: {flag} tokens=200000,searches=50. "
-        f"See {docs_url('budgets')}."
-    )
-
-
-def record_budget_spent(nodeid: str, flag: str, caps: str, reached: Mapping[str, int]) -> str:
-    spent = ", ".join(f"{name} {value}" for name, value in reached.items())
-    return (
-        f"RECORDING BUDGET SPENT {nodeid}: this run's recordings reached the spend cap "
-        f"{flag} {caps} (spent so far: {spent}), so the model request this test would "
-        "have recorded next was refused before it was sent. What was recorded stays: its "
-        "cassette keeps the interactions recorded before, and a replay will miss the "
-        "refused request. Re-record this test in a run with a higher cap, or none. "
-        f"See {docs_url('budgets')}."
     )

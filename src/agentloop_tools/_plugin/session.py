@@ -15,15 +15,11 @@ import pytest
 
 from agentloop_tools._plugin import gate, messages
 from agentloop_tools._plugin.budget import (
-    BUDGET,
     SPENT,
-    Budget,
-    SpendCounter,
     budget_for,
-    budget_is_ours,
-    default_budget,
-    read_budget,
-    read_cap,
+    budget_marker_near_miss,
+    budgets,
+    read_test_budget,
 )
 from agentloop_tools._plugin.failures import fail
 from agentloop_tools._plugin.network import ReplayClients
@@ -93,7 +89,7 @@ class AgentloopSession:
         # Where refused attempts were set to fail for the whole run (None: report).
         self.refused_from = _refused_from(config, self.default)
         self.max_cassette_age, self.cassette_age_action = _cassette_age(config)
-        self.default_budget, self.record_cap = _budgets(config)
+        self.default_budget, self.record_cap = budgets(config)
         prepare_report_paths(config)
         self.replay_clients = ReplayClients()
         self.report = RunReport(config)
@@ -152,7 +148,7 @@ class AgentloopSession:
                     if near[mark.name] == FAULTS_MARKER_NAME:
                         problem = messages.faults_marker_near_miss(item.nodeid, mark.name)
                     elif near[mark.name] == BUDGET_MARKER_NAME:
-                        problem = messages.budget_marker_near_miss(item.nodeid, mark.name)
+                        problem = budget_marker_near_miss(item.nodeid, mark.name)
                     else:
                         problem = messages.marker_near_miss(item.nodeid, mark.name, MARKER_NAME)
                     problems.append(problem)
@@ -184,8 +180,9 @@ class AgentloopSession:
             except pytest.UsageError as error:
                 item.stash[_MARKER_PROBLEM] = str(error)
                 return str(error)
-        problem = self._read_budget(item)
+        problem = read_test_budget(item, self.default_budget)
         if problem is not None:
+            item.stash[_MARKER_PROBLEM] = problem
             return problem
         if item.get_closest_marker(MARKER_NAME) is None or MARKER in item.stash:
             return None
@@ -198,24 +195,6 @@ class AgentloopSession:
             return str(error)
         if isinstance(item, pytest.Function) and "agentloop_evidence" not in item.fixturenames:
             item.fixturenames.append("agentloop_evidence")
-        return None
-
-    def _read_budget(self, item: pytest.Item) -> str | None:
-        """The test's budget markers, read; a test with a budget gets the evidence fixture."""
-        if item.get_closest_marker(BUDGET_MARKER_NAME) is not None and BUDGET not in item.stash:
-            try:
-                if budget_is_ours(item):
-                    item.stash[BUDGET] = read_budget(item)
-            except pytest.UsageError as error:
-                item.stash[_MARKER_PROBLEM] = str(error)
-                return str(error)
-        budgeted = BUDGET in item.stash or self.default_budget is not None
-        if (
-            budgeted
-            and isinstance(item, pytest.Function)
-            and "agentloop_evidence" not in item.fixturenames
-        ):
-            item.fixturenames.append("agentloop_evidence")  # what the budget is read from
         return None
 
     # Each test ---------------------------------------------------------------------
@@ -484,13 +463,6 @@ def _refused_from(config: pytest.Config, project: ProjectPolicy) -> str | None:
     if project.refused_from is not None:
         places.append(project.refused_from)
     return "; ".join(places) or None
-
-
-def _budgets(config: pytest.Config) -> tuple[Budget | None, SpendCounter | None]:
-    """The project's default budget and the recording spend cap, checked now."""
-    default = default_budget(config)
-    cap = read_cap(config)
-    return default, SpendCounter.start(config, cap) if cap is not None else None
 
 
 def _cassette_age(config: pytest.Config) -> tuple[str, str]:
