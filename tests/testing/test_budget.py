@@ -7,11 +7,15 @@ nobody reported fails, saying it is unknown.
 
 from __future__ import annotations
 
+from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from agentloop import Agent
+import yaml
+from agentloop import Agent, HostedTool, ToolSpec
 
+from agentloop_tools._plugin.budget import spend_of
 from agentloop_tools.testing import (
     AgentloopEvidence,
     ConversationEvidence,
@@ -58,7 +62,7 @@ def _evidence() -> AgentloopEvidence:
     ]
     pages = ScriptedPages({DOCS: "<title>Docs</title><p>" + "The docs. " * 30 + "</p>"})
     hits = ScriptedSearch("brave", [brave_results([(DOCS, "Docs", "The docs.")])])
-    tools = [
+    tools: list[ToolSpec | HostedTool] = [
         native_web_search(),
         # Renamed (Anthropic's hosted search is "web_search" on the wire): still ours.
         web_search(brave("BSA-placeholder"), http_client=hits.http_client(), name="search_the_web"),
@@ -167,3 +171,48 @@ def test_bad_limits_are_refused(
 ) -> None:
     with pytest.raises(error, match=match):
         assert_within_budget(evidence, **limits)
+
+
+# Real recordings (../shared/real-cassettes): the budget and the spend cap count hosted
+# searches as the provider billed them in its usage and showed them in its blocks.
+
+REAL = Path(__file__).resolve().parents[3] / "shared" / "real-cassettes"
+CASSETTES = sorted(REAL.glob("*.yaml")) if REAL.is_dir() else []
+
+
+@pytest.mark.skipif(not CASSETTES, reason="../shared/real-cassettes is absent")
+@pytest.mark.parametrize("path", CASSETTES, ids=lambda path: path.stem[:60])
+def test_a_budget_on_a_real_recording_holds_at_what_the_provider_billed(
+    path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.cli.test_evidence_record import expected, record_of
+
+    wanted = expected(path)
+    if wanted is None:
+        pytest.skip("no Anthropic Messages or OpenAI Responses answer in this recording")
+    searches, _ = wanted
+    summary = EvidenceSummary.from_json(record_of(path, capsys))
+    assert_within_budget(summary, searches=searches)
+    if searches:
+        with pytest.raises(
+            EvidenceAssertionError, match=rf"limit {searches - 1}, spent {searches}"
+        ):
+            assert_within_budget(summary, searches=searches - 1)
+
+
+@pytest.mark.skipif(not CASSETTES, reason="../shared/real-cassettes is absent")
+@pytest.mark.parametrize("path", CASSETTES, ids=lambda path: path.stem[:60])
+def test_the_spend_cap_counts_a_real_recordings_billed_searches(path: Path) -> None:
+    from tests.cli.test_evidence_record import expected
+
+    wanted = expected(path)
+    if wanted is None:
+        pytest.skip("no Anthropic Messages or OpenAI Responses answer in this recording")
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    spent = 0
+    for interaction in data["interactions"]:
+        request = SimpleNamespace(**interaction["request"])
+        request.host = request.uri.split("/")[2]
+        request.path = "/" + request.uri.split("/", 3)[-1].split("?")[0]
+        spent += spend_of(request, interaction["response"]).get("searches", 0)
+    assert spent == wanted[0]

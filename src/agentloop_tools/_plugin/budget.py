@@ -184,6 +184,7 @@ def check_budget(
 
 CAP_COUNTERS = ("tokens", "searches", "model_requests")
 _WORKER_KEY = "agentloop_tools_spend_file"  # the counter file's path, given to workers
+_TEMPORARY = "agentloop-tools-spend-"  # the folder's prefix when pytest's cache is off
 
 
 def read_cap(config: pytest.Config) -> dict[str, int] | None:
@@ -259,6 +260,9 @@ class SpendCounter:
         if self.owner:
             with contextlib.suppress(OSError):
                 self.path.unlink()
+            if self.path.parent.name.startswith(_TEMPORARY):
+                with contextlib.suppress(OSError):
+                    self.path.parent.rmdir()
 
 
 class _GiveWorkers:
@@ -281,7 +285,7 @@ def _cache_folder(config: pytest.Config) -> Path:
             return Path(cache.mkdir("agentloop-tools"))
     import tempfile
 
-    return Path(tempfile.mkdtemp(prefix="agentloop-tools-spend-"))
+    return Path(tempfile.mkdtemp(prefix=_TEMPORARY))
 
 
 def _read(file: IO[str]) -> dict[str, int]:
