@@ -113,7 +113,7 @@ def test_a_replay_checks_the_recorded_usage_against_the_ini_default_without_a_ke
     result.stdout.fnmatch_lines(
         [
             "*test_agent.py::test_search spent more than its budget allows:",
-            "- output_tokens: limit 100, spent 110",
+            "- output_tokens: limit 100, spent 110 (conversation 1: 110)",
             "(budget from ini key agentloop_budget: output_tokens=100, searches=5)",
             "Fix: make the agent spend less*",
         ],
@@ -134,7 +134,7 @@ def test_a_marker_replaces_the_default_for_the_counters_it_names_only(
     result.stdout.fnmatch_lines(
         [
             "*test_search spent more than its budget allows:",
-            "- searches: limit 1, spent 2",
+            "- searches: limit 1, spent 2 (conversation 1: 2)",
             "(budget from @pytest.mark.agent_budget on test_agent.py::test_search: "
             "output_tokens=500; ini key agentloop_budget: searches=1)",
         ],
@@ -273,7 +273,7 @@ def test_the_closest_marker_wins_for_each_counter(recorded: pytest.Pytester) -> 
     recorded.makepyfile(test_agent=f"import pytest\n{farther}\n{source}")
     result = recorded.runpytest("-k", "test_search")
     result.assert_outcomes(failed=1, deselected=2)
-    result.stdout.fnmatch_lines(["- output_tokens: limit 5, spent 110"])
+    result.stdout.fnmatch_lines(["- output_tokens: limit 5, spent 110 (conversation 1: 110)"])
     result.stdout.no_fnmatch_line("*searches: limit*")
 
 

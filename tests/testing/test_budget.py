@@ -103,8 +103,8 @@ def test_over_budget_names_the_counter_the_limit_and_the_spend(
     message = str(raised.value)
     assert message.splitlines()[:3] == [
         "the test spent more than its budget allows:",
-        "- searches: limit 1, spent 2",
-        "- fetches: limit 0, spent 1",
+        "- searches: limit 1, spent 2 (conversation 1: 2)",
+        "- fetches: limit 0, spent 1 (conversation 1: 1)",
     ]
     assert "(budget from assert_within_budget(model_requests=5, searches=1, fetches=0))" in message
     assert raised.value.failure_kind == "budget"

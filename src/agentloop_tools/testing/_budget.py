@@ -114,7 +114,7 @@ class Overspend:
             f"conversation {index + 1}: {'unknown' if value is None else value}"
             for index, value in enumerate(self.by_conversation)
         )
-        shares = f" ({shares})" if len(self.by_conversation) > 1 or self.total is None else ""
+        shares = f" ({shares})" if shares else ""
         if self.total is None:
             return f"- {self.counter}: limit {self.limit}, spent unknown{shares}"
         return f"- {self.counter}: limit {self.limit}, spent {self.total}{shares}"
