@@ -24,6 +24,7 @@ TOPICS: dict[str, tuple[str, str]] = {
     "search-backend": ("testing.md", "the-search-backend-in-replay-and-from-scripts"),
     "marker": ("testing.md", "marker"),
     "web-faults": ("testing.md", "web-faults"),
+    "budgets": ("testing.md", "budgets"),
     "options": ("testing.md", "options-and-ini-keys"),
     "configuration": ("testing.md", "where-the-project-policy-is-read"),
     "connect": ("testing.md", "connecting-an-agent"),

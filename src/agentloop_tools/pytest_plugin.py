@@ -20,6 +20,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from agentloop_tools._plugin.scope import (
+    BUDGET_INI,
+    BUDGET_KEYWORDS,
+    BUDGET_MARKER_LINE,
     DRIFT_CHOICES,
     DRIFT_INI,
     DRIFT_OPTION,
@@ -35,6 +38,7 @@ from agentloop_tools._plugin.scope import (
     MARKER_LINE,
     PROPERTY_PREFIX,
     PROVIDER_OPTION,
+    RECORD_BUDGET_OPTION,
     RECORD_IN_CI_OPTION,
     REFUSED_ATTEMPTS_INI,
     REFUSED_ATTEMPTS_OPTION,
@@ -118,7 +122,7 @@ class Standby:
         if in_scope(item):
             return True
         for mark in item.iter_markers():
-            keywords = MARKER_KEYWORDS | FAULTS_KEYWORDS
+            keywords = MARKER_KEYWORDS | FAULTS_KEYWORDS | BUDGET_KEYWORDS
             if keywords.intersection(mark.kwargs) and self._near(mark.name):
                 return True  # an attempt to configure us: the session says what is wrong
         return False
@@ -188,6 +192,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "agentloop_refused_attempts ini key, the project table, a marker) wins.",
     )
     _add_drift_option(group)
+    _add_record_budget(group)
     _add_ini_keys(parser)
 
 
@@ -202,6 +207,19 @@ def _add_drift_option(group: Any) -> None:
         "fail-on-domains (a reached domain or the verdict changed) or fail-on-evidence "
         "(that, or a source, citation, link or tool call added or removed). The stricter "
         "of this flag and the agentloop_drift ini key wins.",
+    )
+
+
+def _add_record_budget(group: pytest.OptionGroup) -> None:
+    group.addoption(
+        RECORD_BUDGET_OPTION.flag,
+        dest=RECORD_BUDGET_OPTION.dest,
+        metavar="LIMITS",
+        default=None,
+        help="A spend cap for recording, summed over the whole run (xdist workers too): "
+        "tokens=N (input + output), searches=N, model_requests=N, comma-separated. Once "
+        "a counter reaches its cap, model requests that would be recorded are refused "
+        "and their tests fail naming the cap.",
     )
 
 
@@ -249,22 +267,33 @@ def _add_ini_keys(parser: pytest.Parser) -> None:
         default="",
     )
     parser.addini(
+        "agentloop_volatile_fields",
+        "Request body fields ignored when matching cassettes (dotted paths, * for lists).",
+        type="linelist",
+        default=[],
+    )
+    _add_budget_and_drift_ini_keys(parser)
+
+
+def _add_budget_and_drift_ini_keys(parser: pytest.Parser) -> None:
+    parser.addini(
         DRIFT_INI,
         "Whether evidence drift of a re-recorded cassette fails the run: report (default), "
         "fail-on-domains or fail-on-evidence.",
         default="",
     )
     parser.addini(
-        "agentloop_volatile_fields",
-        "Request body fields ignored when matching cassettes (dotted paths, * for lists).",
-        type="linelist",
-        default=[],
+        BUDGET_INI,
+        "Every agent test's default budget (searches=5, output_tokens=2000); an "
+        "agent_budget marker's limits replace it for the counters the marker names.",
+        default="",
     )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", MARKER_LINE)
     config.addinivalue_line("markers", FAULTS_MARKER_LINE)
+    config.addinivalue_line("markers", BUDGET_MARKER_LINE)
     if not supported():
         # Loaded in every run of the environment: on a pytest it cannot serve, stay out
         # of the way unless the run asks for it.
@@ -423,6 +452,10 @@ def _agentloop_cassette_guard(request: pytest.FixtureRequest) -> Iterator[None]:
         guard_provider_hosts(request, state)
     if state != "none":
         tap_exchanges(request)  # the raw answers the evidence record reads
+    if state == "recording" and request.config.getoption(RECORD_BUDGET_OPTION.dest):
+        from agentloop_tools._plugin.budget import cap_recording
+
+        cap_recording(request, session_of(request.config).record_cap)
     faults = request.node.stash.get(WEB_FAULTS, None)
     if faults is None:
         yield

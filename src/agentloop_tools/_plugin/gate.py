@@ -15,6 +15,7 @@ from agentloop_tools._plugin import messages
 from agentloop_tools._plugin.failures import kind_of
 
 if TYPE_CHECKING:
+    from agentloop_tools._plugin.budget import Budget
     from agentloop_tools._plugin.policies import Marker
     from agentloop_tools.testing import AgentloopEvidence
     from agentloop_tools.web import DomainPolicy
@@ -33,6 +34,7 @@ class Rules(NamedTuple):
     record_in_ci: bool  # --agentloop-record-in-ci
     refused_attempts: str = "report"  # how a URL web_fetch refused counts
     refused_from: str | None = None  # where "fail" was set
+    budget: Budget | None = None  # the most its agents may spend (markers over ini key)
 
 
 class Verdict(NamedTuple):
@@ -142,6 +144,8 @@ def _after_body(
             # The body's own failure stands beside a breach, which leads (an xfail
             # would otherwise swallow both).
             _audit(item, rules, evidence)
+            if kind_of(body) is None:  # a failure of ours (a miss, the cap) says it all
+                _check_budget(item, rules, evidence, known_only=True)
             return None
         if rules.ours and ended is None:
             from agentloop_tools._plugin.cassette import check_unused_interactions
@@ -150,6 +154,7 @@ def _after_body(
         _require_evidence(item, rules, evidence)
         if rules.ours:
             _audit(item, rules, evidence)
+            _check_budget(item, rules, evidence)
     except pytest.fail.Exception as failure:
         notes.append(str(failure.msg))
         kind = kind_of(failure)
@@ -164,6 +169,18 @@ def _after_body(
     if item.get_closest_marker("xfail") is not None and beats_xfail:
         notes.append(messages.xfail_does_not_expect(item.nodeid))
     return Verdict("\n".join(notes), kind, beats_xfail)
+
+
+def _check_budget(
+    item: pytest.Item, rules: Rules, evidence: AgentloopEvidence | None, *, known_only: bool = False
+) -> None:
+    """Over budget, a limited counter unknown, or a request the spend cap refused."""
+    __tracebackhide__ = True
+    if rules.budget is None and not rules.ours:
+        return
+    from agentloop_tools._plugin.budget import check_budget
+
+    check_budget(item, rules.budget, evidence, known_only=known_only)
 
 
 def _agent_ran(item: pytest.Item, evidence: AgentloopEvidence | None) -> bool:

@@ -3,8 +3,9 @@
 The one definition of "this run uses the plugin", shared by the real session, the
 standby that waits for a first use, and the inert plugin of an old pytest: one of our
 options, ini keys (or a near miss of one), the ``[tool.agentloop-tools]`` table (or a
-near miss of its name), one of our fixtures, or the ``domain_policy`` or ``web_faults``
-marker in our keyword form. A run that uses none of them runs as if we were not installed.
+near miss of its name), one of our fixtures, or the ``domain_policy``, ``web_faults``
+or ``agent_budget`` marker in our keyword form. A run that uses none of them runs as if
+we were not installed.
 
 Imported by the entry point on every pytest start-up of the environment, on any pytest
 version: the standard library and pytest's oldest public API only (no new-style hook
@@ -50,6 +51,19 @@ FAULTS_MARKER_LINE = (
     "'redirect:<url>'), answered before any request, recording and on replay "
     "(agentloop-tools' testing guide)."
 )
+# The budget marker: its keywords put a test in scope too.
+BUDGET_MARKER_NAME = "agent_budget"
+BUDGET_KEYWORDS = frozenset(
+    {"model_requests", "input_tokens", "output_tokens", "searches", "fetches", "tool_calls"}
+)
+BUDGET_MARKER_LINE = (
+    f"{BUDGET_MARKER_NAME}(*, model_requests=None, input_tokens=None, output_tokens=None, "
+    "searches=None, fetches=None, tool_calls=None): the most this test's agents may spend "
+    "in total (searches and fetches: hosted and client-side calls alike), checked on the "
+    "recorded usage when replaying; over budget, or a limited counter the provider did "
+    "not report, fails the test (agentloop-tools' testing guide)."
+)
+BUDGET_INI = "agentloop_budget"
 # Every ini key the plugin registers: a near miss of one, or any other agentloop_* key,
 # is a usage error (an unknown key is only a warning to pytest, and a lost policy).
 PLUGIN_INI_KEYS = (
@@ -63,6 +77,7 @@ PLUGIN_INI_KEYS = (
     "agentloop_volatile_fields",
     "agentloop_refused_attempts",
     "agentloop_drift",
+    BUDGET_INI,
 )
 # What a test's report carries to the controller (xdist) when the plugin acted on it.
 PROPERTY_PREFIX = "agentloop_tools"
@@ -106,6 +121,7 @@ REFUSED_ATTEMPTS_INI = "agentloop_refused_attempts"
 DRIFT_OPTION = Option("--agentloop-drift", "agentloop_drift")
 DRIFT_INI = "agentloop_drift"
 DRIFT_CHOICES = ("report", "fail-on-domains", "fail-on-evidence")
+RECORD_BUDGET_OPTION = Option("--agentloop-record-budget", "agentloop_record_budget")
 OPTIONS = (
     PROVIDER_OPTION,
     RECORD_IN_CI_OPTION,
@@ -114,6 +130,7 @@ OPTIONS = (
     HTML_REPORT_OPTION,
     REFUSED_ATTEMPTS_OPTION,
     DRIFT_OPTION,
+    RECORD_BUDGET_OPTION,
 )
 
 EVIDENCE: pytest.StashKey[AgentloopEvidence] = pytest.StashKey()
@@ -165,7 +182,11 @@ def in_scope(item: pytest.Item) -> bool:
     names = getattr(item, "fixturenames", ())
     if OUR_FIXTURES.intersection(names) or FIXTURE_USED in item.stash:
         return True
-    for name, keywords in ((MARKER_NAME, MARKER_KEYWORDS), (FAULTS_MARKER_NAME, FAULTS_KEYWORDS)):
+    for name, keywords in (
+        (MARKER_NAME, MARKER_KEYWORDS),
+        (FAULTS_MARKER_NAME, FAULTS_KEYWORDS),
+        (BUDGET_MARKER_NAME, BUDGET_KEYWORDS),
+    ):
         marks = list(item.iter_markers(name))
         if marks and (
             not project_owns_marker(item.config, name)
@@ -184,7 +205,11 @@ def registered_markers(config: pytest.Config) -> set[str]:
 
 
 _OWNED = pytest.StashKey[dict[str, bool]]()
-_OUR_LINES = {MARKER_NAME: MARKER_LINE, FAULTS_MARKER_NAME: FAULTS_MARKER_LINE}
+_OUR_LINES = {
+    MARKER_NAME: MARKER_LINE,
+    FAULTS_MARKER_NAME: FAULTS_MARKER_LINE,
+    BUDGET_MARKER_NAME: BUDGET_MARKER_LINE,
+}
 
 
 def project_owns_marker(config: pytest.Config, name: str = MARKER_NAME) -> bool:

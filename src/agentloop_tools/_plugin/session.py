@@ -14,6 +14,13 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from agentloop_tools._plugin import gate, messages
+from agentloop_tools._plugin.budget import (
+    SPENT,
+    budget_for,
+    budget_marker_near_miss,
+    budgets,
+    read_test_budget,
+)
 from agentloop_tools._plugin.drift import setting as drift_setting
 from agentloop_tools._plugin.failures import fail
 from agentloop_tools._plugin.network import ReplayClients
@@ -36,6 +43,7 @@ from agentloop_tools._plugin.run_report import (
     teardown_property,
 )
 from agentloop_tools._plugin.scope import (
+    BUDGET_MARKER_NAME,
     EVIDENCE,
     FAULTS_MARKER_NAME,
     FAULTS_MET,
@@ -82,6 +90,7 @@ class AgentloopSession:
         # Where refused attempts were set to fail for the whole run (None: report).
         self.refused_from = _refused_from(config, self.default)
         self.max_cassette_age, self.cassette_age_action = _cassette_age(config)
+        self.default_budget, self.record_cap = budgets(config)
         prepare_report_paths(config)
         self.replay_clients = ReplayClients()
         self.report = RunReport(config)
@@ -102,6 +111,8 @@ class AgentloopSession:
             or bool(self.config.getoption(FROM_SCRIPTS_OPTION.dest))
             or self.refused_from is not None
             or self.report.drift_setting[1] is not None
+            or self.default_budget is not None
+            or self.record_cap is not None
         )
 
     def header(self) -> list[str] | None:
@@ -112,6 +123,10 @@ class AgentloopSession:
         refused = ", refused attempts=fail" if self.refused_from is not None else ""
         drift = self.report.drift_setting[0]
         refused += f", drift={drift}" if drift != "report" else ""
+        if self.default_budget is not None:
+            refused += f", budget={self.default_budget.shown()}"
+        if self.record_cap is not None:
+            refused += f", record budget={self.record_cap.shown()}"
         lines = [
             f"agentloop-tools: provider={self.provider or 'from LLM_PROVIDER'}, "
             f"record-mode={record_mode}, default policy={self.default.summary()}{refused}"
@@ -136,11 +151,12 @@ class AgentloopSession:
                 if mark.name not in near:
                     near[mark.name] = near_marker(mark.name, registered)
                 if near[mark.name] is not None:
-                    problem = (
-                        messages.faults_marker_near_miss(item.nodeid, mark.name)
-                        if near[mark.name] == FAULTS_MARKER_NAME
-                        else messages.marker_near_miss(item.nodeid, mark.name, MARKER_NAME)
-                    )
+                    if near[mark.name] == FAULTS_MARKER_NAME:
+                        problem = messages.faults_marker_near_miss(item.nodeid, mark.name)
+                    elif near[mark.name] == BUDGET_MARKER_NAME:
+                        problem = budget_marker_near_miss(item.nodeid, mark.name)
+                    else:
+                        problem = messages.marker_near_miss(item.nodeid, mark.name, MARKER_NAME)
                     problems.append(problem)
                     item.stash[_MARKER_PROBLEM] = problem
                     break
@@ -170,6 +186,10 @@ class AgentloopSession:
             except pytest.UsageError as error:
                 item.stash[_MARKER_PROBLEM] = str(error)
                 return str(error)
+        problem = read_test_budget(item, self.default_budget)
+        if problem is not None:
+            item.stash[_MARKER_PROBLEM] = problem
+            return problem
         if item.get_closest_marker(MARKER_NAME) is None or MARKER in item.stash:
             return None
         try:
@@ -294,6 +314,7 @@ class AgentloopSession:
             record_in_ci=bool(self.config.getoption(RECORD_IN_CI_OPTION.dest)),
             refused_attempts="fail" if refused_from is not None else "report",
             refused_from=refused_from,
+            budget=budget_for(self.default_budget, item) if ours else None,
         )
 
     def report_of(
@@ -358,6 +379,9 @@ class AgentloopSession:
         record["refused_count"] = item.stash.get(gate.REFUSED, 0)
         rules = self.rules(item)
         record["refused_attempts"] = rules.refused_attempts if rules is not None else "report"
+        spent = item.stash.get(SPENT, None)
+        if spent is not None:
+            record["budget"] = spent
         faults = item.stash.get(WEB_FAULTS, None)
         if faults is not None:
             from agentloop_tools._plugin.faults import record_faults
@@ -386,6 +410,8 @@ class AgentloopSession:
 
     def close(self) -> None:
         self.replay_clients.close()
+        if self.record_cap is not None:
+            self.record_cap.close()
 
     # Services for the fixtures --------------------------------------------------------
 

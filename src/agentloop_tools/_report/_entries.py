@@ -31,6 +31,9 @@ FAILURE_KINDS: dict[str, str] = {
         "the test left recorded interactions unused: the cassette no longer describes it"
     ),
     "domain-policy": "the agent reached a domain the policy does not permit",
+    "budget": (
+        "the test's agents spent more than its budget allows, or a limited counter is unknown"
+    ),
     "assertion": "an assertion in the test failed",
     "error": "the test raised an exception",
 }

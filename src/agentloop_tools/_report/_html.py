@@ -115,6 +115,7 @@ def _html_test(record: dict[str, Any]) -> str:
         )
     out += _html_faults(record.get("web_faults"))
     out += _html_drift(record.get("drift"))
+    out += _html_budget(record.get("budget"))
     for number, conversation in enumerate(record["conversations"], start=1):
         out.append(
             f"<h3 id='{_h(_anchor(record['test'], number), quote=True)}'>Conversation {number}</h3>"
@@ -162,6 +163,26 @@ def _html_drift(entry: object) -> list[str]:
         f"<div class='drift' data-level='{_h(str(drift.get('level')), quote=True)}'>"
         f"<p><span class='label'>Evidence drift (re-recorded):</span> {_h(headline(drift))}</p>"
         f"<pre class='message'>{_h(chr(10).join(lines(drift, indent='')))}</pre></div>"
+    ]
+
+
+def _html_budget(budget: object) -> list[str]:
+    """The test's budget (``agent_budget``, ``agentloop_budget``) and what it spent."""
+    if not isinstance(budget, dict) or not isinstance(budget.get("limits"), dict):
+        return []
+    given = budget.get("spent")
+    spent: dict[str, Any] = given if isinstance(given, dict) else {}
+    over = set(budget.get("over") or ())
+    shown = []
+    for name, limit in budget["limits"].items():
+        value = spent.get(name)
+        used = "unknown" if value is None else str(value)
+        mark = " (over)" if name in over and value is not None else ""
+        mark = " (unknown)" if name in over and value is None else mark
+        shown.append(f"{_h(str(name))} {_h(used)} of {_h(str(limit))}{mark}")
+    return [
+        f"<p class='meta budget'><span class='label'>Budget:</span> {'; '.join(shown)} "
+        f"(from {_h(str(budget.get('from')))})</p>"
     ]
 
 

@@ -12,6 +12,7 @@ from agentloop_tools.testing._assertions import (
     assert_not_cited,
     assert_searched,
 )
+from agentloop_tools.testing._budget import assert_within_budget
 from agentloop_tools.testing._evidence import AgentloopEvidence, EvidenceObserver
 from agentloop_tools.testing._factory import AgentFactory
 from agentloop_tools.testing._pages import ScriptedPages
@@ -67,6 +68,7 @@ __all__ = [
     "assert_not_cited",
     "assert_searched",
     "assert_tool_calls",
+    "assert_within_budget",
     "brave_invalid_key",
     "brave_quota_exhausted",
     "brave_rate_limited",

@@ -53,12 +53,15 @@ class ToolCallRecord:
     ``outcome`` is ``ok``, the error code of an error result (``blocked-by-policy``,
     ``http-error``...), ``error`` for an error result without a code, or
     ``no-result``. ``refused`` marks a call our tool refused before any request.
+    ``tool`` is which of our tools it is (``web_search``, ``web_fetch``), whatever
+    name the model called it by; None for any other tool.
     """
 
     name: str
     arguments: Mapping[str, Any]
     outcome: str
     refused: bool = False
+    tool: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,6 +296,7 @@ def _conversation_data(c: ConversationEvidence) -> dict[str, Any]:
                 "arguments": _plain(t.arguments),
                 "outcome": t.outcome,
                 "refused": t.refused,
+                **({"tool": t.tool} if t.tool is not None else {}),
             }
             for t in c.tool_calls
         ],
@@ -327,6 +331,7 @@ def _conversation_of(data: object) -> ConversationEvidence:
                 dict(t["arguments"]) if isinstance(t.get("arguments"), Mapping) else {},
                 str(t.get("outcome", "")),
                 bool(t.get("refused", False)),
+                _optional_text(t.get("tool")),
             )
             for t in _mappings(data.get("tool_calls"))
         ),

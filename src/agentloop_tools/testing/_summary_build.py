@@ -142,11 +142,15 @@ def _tool_calls(transcript: Transcript) -> tuple[ToolCallRecord, ...]:
                 if known.outcome == "failed" and known.code is None:
                     outcome = "error"
                 refused = known.outcome == "refused"
+                tool: str | None = known.tool
             else:
                 result = results.get(part.id)
                 outcome = "no-result" if result is None else _outcome(result)
                 refused = False
-            found.append(ToolCallRecord(part.tool_name, dict(part.arguments), outcome, refused))
+                tool = None
+            found.append(
+                ToolCallRecord(part.tool_name, dict(part.arguments), outcome, refused, tool)
+            )
     return tuple(found)
 
 
