@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import shutil
 from pathlib import Path
 
 import pytest
@@ -43,7 +44,7 @@ def examples() -> list[tuple[str, str]]:
 
 def test_the_examples_are_found() -> None:
     commands = {command.split()[1] for _, command in examples()}
-    assert commands == {"audit", "evidence", "scan", "explain", "adopt"}
+    assert commands == {"audit", "evidence", "scan", "explain", "adopt", "diff"}
 
 
 # Options that take no value.
@@ -80,6 +81,19 @@ def test_each_example_runs(source: str, example: str, order: str, tmp_path: Path
     (tmp_path / "day.jsonl").write_text(transcript.model_dump_json() + "\n")  # a log
     arguments = shlex.split(example)[1:]
     arguments = [STAND_INS.get(argument, argument) for argument in arguments]
+    if arguments[0] == "diff":  # the older side (old.yaml, base/...) is the demo, copied
+        values = {arguments[i + 1] for i, a in enumerate(arguments[:-1]) if a.startswith("--")}
+        for argument in arguments[1:]:
+            if argument.startswith("-") or argument in values or Path(argument).is_absolute():
+                continue
+            where = tmp_path / argument
+            if where.exists():
+                continue
+            where.parent.mkdir(parents=True, exist_ok=True)
+            if argument.endswith(".yaml"):
+                where.write_bytes(ANTHROPIC_DEMO.read_bytes())
+            else:
+                shutil.copytree(DEMO, where)
     if arguments[0] == "adopt":  # it writes the cassette it is given: a copy, never the demo's
         copy = tmp_path / "adopted.yaml"
         copy.write_bytes(ANTHROPIC_DEMO.read_bytes())
