@@ -35,6 +35,7 @@ def fetched(pages: ScriptedPages, url: str = PAGE, **options: object) -> str:
     return result
 
 
+@pytest.mark.agentloop_06  # web_fetch needs agentloop 0.6's tool(timeout_seconds=)
 @pytest.mark.parametrize(
     ("fault", "real"),
     [
@@ -59,6 +60,7 @@ def test_a_faulted_page_reads_as_the_real_answer_and_is_never_requested(
     assert requested == ([MOVED] if str(fault).startswith("redirect:") else [])
 
 
+@pytest.mark.agentloop_06  # web_fetch needs agentloop 0.6's tool(timeout_seconds=)
 def test_a_faulted_timeout_reads_as_a_real_one_and_costs_no_wait() -> None:
     pages = ScriptedPages({}, faults={"docs.python.org": "timeout"})
     started = time.monotonic()
@@ -70,6 +72,7 @@ def test_a_faulted_timeout_reads_as_a_real_one_and_costs_no_wait() -> None:
     assert pages.requests == []
 
 
+@pytest.mark.agentloop_06  # web_fetch needs agentloop 0.6's tool(timeout_seconds=)
 def test_a_redirect_fault_is_a_hop_the_policy_judges() -> None:
     pages = ScriptedPages({}, faults={"docs.python.org": "redirect:https://evil.example/x"})
     text = fetched(pages)
@@ -80,6 +83,7 @@ def test_a_redirect_fault_is_a_hop_the_policy_judges() -> None:
     assert "redirected more than 5 times" in fetched(looping, cache_ttl=0)
 
 
+@pytest.mark.agentloop_06  # web_fetch needs agentloop 0.6's tool(timeout_seconds=)
 def test_only_matching_pages_fault_and_the_first_pattern_wins() -> None:
     pages = ScriptedPages(
         {"https://docs.python.org/3/library/re.html": HTML.format("Regular expressions. " * 20)},
@@ -89,6 +93,7 @@ def test_only_matching_pages_fault_and_the_first_pattern_wins() -> None:
     assert "Regular expressions." in fetched(pages, "https://docs.python.org/3/library/re.html")
 
 
+@pytest.mark.agentloop_06  # web_fetch needs agentloop 0.6's tool(timeout_seconds=)
 def test_injected_faults_reach_a_tool_built_without_them_and_end_with_the_block() -> None:
     pages = ScriptedPages({PAGE: HTML.format("The new REPL. " * 20)})
     tool = web_fetch(**pages.tool_options(), policy=POLICY)
@@ -102,6 +107,7 @@ def test_injected_faults_reach_a_tool_built_without_them_and_end_with_the_block(
     assert [str(request.url) for request in pages.requests] == [PAGE]
 
 
+@pytest.mark.agentloop_06  # web_fetch needs agentloop 0.6's tool(timeout_seconds=)
 def test_a_page_api_read_is_faulted_before_its_request_leaves() -> None:
     # via=: the page's URL travels inside the JSON body sent to the provider; the fault
     # is answered before that request is built, so the provider is never asked.
