@@ -20,7 +20,6 @@ from typing import IO, TYPE_CHECKING, Any, NamedTuple
 import pytest
 
 from agentloop_tools._docs import docs_url
-from agentloop_tools._plugin import messages
 from agentloop_tools._plugin.failures import fail
 from agentloop_tools._plugin.scope import (
     BUDGET_INI,
@@ -28,7 +27,7 @@ from agentloop_tools._plugin.scope import (
     BUDGET_MARKER_NAME,
     RECORD_BUDGET_OPTION,
     ini_keys_written,
-    project_owns_marker,
+    markers_are_ours,
 )
 
 if TYPE_CHECKING:
@@ -91,13 +90,7 @@ def default_budget(config: pytest.Config) -> Budget | None:
 
 def budget_is_ours(item: pytest.Item) -> bool:
     """Whether the test's ``agent_budget`` markers are ours; a clash is an error."""
-    if not project_owns_marker(item.config, BUDGET_MARKER_NAME):
-        return True
-    for mark in item.iter_markers(BUDGET_MARKER_NAME):
-        ours = sorted(BUDGET_KEYWORDS.intersection(mark.kwargs))
-        if ours:
-            raise pytest.UsageError(messages.marker_clash(item.nodeid, BUDGET_MARKER_NAME, ours))
-    return False
+    return markers_are_ours(item, BUDGET_MARKER_NAME, BUDGET_KEYWORDS)
 
 
 def read_budget(item: pytest.Item) -> Budget:

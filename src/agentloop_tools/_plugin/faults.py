@@ -17,7 +17,7 @@ from agentloop_tools._plugin import messages
 from agentloop_tools._plugin.scope import (
     FAULTS_KEYWORDS,
     FAULTS_MARKER_NAME,
-    project_owns_marker,
+    markers_are_ours,
 )
 
 if TYPE_CHECKING:
@@ -29,18 +29,8 @@ _EXAMPLE = "e.g. @pytest.mark.web_faults(pages={'docs.python.org/3/*': 403})"
 
 
 def faults_are_ours(item: pytest.Item) -> bool:
-    """Whether the test's ``web_faults`` markers are ours to read; a clash is an error.
-
-    A project that registered a ``web_faults`` marker itself owns it, unless one of its
-    markers carries our keywords: then which is meant is not the plugin's guess.
-    """
-    if not project_owns_marker(item.config, FAULTS_MARKER_NAME):
-        return True
-    for mark in item.iter_markers(FAULTS_MARKER_NAME):
-        ours = sorted(FAULTS_KEYWORDS.intersection(mark.kwargs))
-        if ours:
-            raise pytest.UsageError(messages.marker_clash(item.nodeid, FAULTS_MARKER_NAME, ours))
-    return False
+    """Whether the test's ``web_faults`` markers are ours to read; a clash is an error."""
+    return markers_are_ours(item, FAULTS_MARKER_NAME, FAULTS_KEYWORDS)
 
 
 def read_faults(item: pytest.Item) -> WebFaults:

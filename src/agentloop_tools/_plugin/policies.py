@@ -18,7 +18,7 @@ from agentloop_tools._plugin.scope import (
     MARKER_NAME,
     PLUGIN_INI_KEYS,
     ini_keys_written,
-    project_owns_marker,
+    markers_are_ours,
 )
 
 if TYPE_CHECKING:
@@ -184,19 +184,8 @@ def refuse_unknown_ini_keys(config: pytest.Config) -> None:
 
 
 def marker_clash(item: pytest.Item) -> bool:
-    """Whether the test's ``domain_policy`` markers are ours to read; a clash is an error.
-
-    A project that registered a ``domain_policy`` marker itself owns it: its markers are
-    left alone, unless one carries our keywords, and then which marker is meant is not
-    the plugin's guess to make.
-    """
-    if not project_owns_marker(item.config):
-        return True
-    for mark in item.iter_markers(MARKER_NAME):
-        ours = sorted(MARKER_KEYWORDS.intersection(mark.kwargs))
-        if ours:
-            raise pytest.UsageError(messages.marker_clash(item.nodeid, MARKER_NAME, ours))
-    return False
+    """Whether the test's ``domain_policy`` markers are ours to read; a clash is an error."""
+    return markers_are_ours(item, MARKER_NAME, MARKER_KEYWORDS)
 
 
 def read_marker(item: pytest.Item) -> Marker:
