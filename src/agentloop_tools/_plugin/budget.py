@@ -21,13 +21,13 @@ import pytest
 
 from agentloop_tools._docs import docs_url
 from agentloop_tools._plugin.failures import fail
+from agentloop_tools._plugin.policies import markers_are_ours
 from agentloop_tools._plugin.scope import (
     BUDGET_INI,
     BUDGET_KEYWORDS,
     BUDGET_MARKER_NAME,
     RECORD_BUDGET_OPTION,
     ini_keys_written,
-    markers_are_ours,
 )
 
 if TYPE_CHECKING:

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING
 import pytest
 
 from agentloop_tools._plugin import messages
+from agentloop_tools._plugin.policies import markers_are_ours
 from agentloop_tools._plugin.scope import (
     FAULTS_KEYWORDS,
     FAULTS_MARKER_NAME,
-    markers_are_ours,
 )
 
 if TYPE_CHECKING:

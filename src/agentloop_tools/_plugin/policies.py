@@ -18,7 +18,7 @@ from agentloop_tools._plugin.scope import (
     MARKER_NAME,
     PLUGIN_INI_KEYS,
     ini_keys_written,
-    markers_are_ours,
+    project_owns_marker,
 )
 
 if TYPE_CHECKING:
@@ -181,6 +181,21 @@ def refuse_unknown_ini_keys(config: pytest.Config) -> None:
             raise pytest.UsageError(
                 messages.ini_key_near_miss(key, where, near[0] if near else None, PLUGIN_INI_KEYS)
             )
+
+
+def markers_are_ours(item: pytest.Item, name: str, keywords: frozenset[str]) -> bool:
+    """Whether the test's markers called ``name`` are ours to read; a clash is an error.
+
+    A project that registered a marker of that name itself owns it: its markers are left
+    alone, unless one carries our keywords, and then which is meant is not ours to guess.
+    """
+    if not project_owns_marker(item.config, name):
+        return True
+    for mark in item.iter_markers(name):
+        ours = sorted(keywords.intersection(mark.kwargs))
+        if ours:
+            raise pytest.UsageError(messages.marker_clash(item.nodeid, name, ours))
+    return False
 
 
 def marker_clash(item: pytest.Item) -> bool:

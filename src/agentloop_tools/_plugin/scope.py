@@ -224,23 +224,6 @@ def project_owns_marker(config: pytest.Config, name: str = MARKER_NAME) -> bool:
     return owned[name]
 
 
-def markers_are_ours(item: pytest.Item, name: str, keywords: frozenset[str]) -> bool:
-    """Whether the test's markers called ``name`` are ours to read; a clash is an error.
-
-    A project that registered a marker of that name itself owns it: its markers are left
-    alone, unless one carries our keywords, and then which is meant is not ours to guess.
-    """
-    if not project_owns_marker(item.config, name):
-        return True
-    for mark in item.iter_markers(name):
-        ours = sorted(keywords.intersection(mark.kwargs))
-        if ours:
-            from agentloop_tools._plugin.messages import marker_clash
-
-            raise pytest.UsageError(marker_clash(item.nodeid, name, ours))
-    return False
-
-
 def marker_near_miss(name: str, registered: set[str]) -> bool:
     """An unregistered marker name one or two typos from one of ours."""
     return near_marker(name, registered) is not None
