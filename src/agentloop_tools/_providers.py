@@ -121,6 +121,11 @@ SEARCH_APIS: dict[str, SearchApi] = {
         SearchApi("exa", "api.exa.ai", "EXA_API_KEY"),
     )
 }
+# The self-hosted engine web_search can call: no key, its address in a variable.
+SEARXNG_NAME = "searxng"
+SEARXNG_VARIABLE = "SEARXNG_URL"
+# The variable naming the search backend to use (backend_from_env, the plugin's replay).
+BACKEND_VARIABLE = "WEB_SEARCH_BACKEND"
 SEARCH_KEY_VARIABLES = tuple(api.key_variable for api in SEARCH_APIS.values())
 
 

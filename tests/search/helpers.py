@@ -17,7 +17,7 @@ from agentloop.transcript import TextPart, ToolCallPart
 
 from agentloop_tools.testing import ScriptedSearch
 from agentloop_tools.web import web_search
-from agentloop_tools.web.backends import SearchBackend, brave
+from agentloop_tools.web.backends import SearchBackendLike, brave
 from tests.agents import converse
 from tests.transcripts import results as results
 
@@ -43,7 +43,7 @@ class Clock:
 
 def scripted_tool(
     script: ScriptedSearch,
-    backend: SearchBackend | None = None,
+    backend: SearchBackendLike | None = None,
     *,
     clock: Clock | None = None,
     **options: Any,

@@ -17,7 +17,14 @@ from agentloop_tools.testing import (
     tavily_results,
 )
 from agentloop_tools.web import PointInTimeWarning, SearchHit, SearchOptions, sources, web_search
-from agentloop_tools.web.backends import SearchBackend, brave, exa, searxng, tavily
+from agentloop_tools.web.backends import (
+    SearchBackend,
+    SearchBackendLike,
+    brave,
+    exa,
+    searxng,
+    tavily,
+)
 from tests.search.helpers import (
     BRAVE_KEY,
     EXA_KEY,
@@ -163,7 +170,7 @@ class FrozenCorpus:
 
 def test_a_backend_that_honours_as_of_exactly_says_so_and_does_not_warn() -> None:
     backend = FrozenCorpus()
-    assert isinstance(backend, SearchBackend)
+    assert isinstance(backend, SearchBackendLike)
     with warnings.catch_warnings():
         warnings.simplefilter("error", PointInTimeWarning)
         tool = web_search(
@@ -179,7 +186,7 @@ def test_a_backend_that_honours_as_of_exactly_says_so_and_does_not_warn() -> Non
 
 
 def test_exact_as_of_defaults_to_false_and_old_backends_still_work() -> None:
-    assert SearchBackend.exact_as_of is False  # type: ignore[attr-defined]
+    assert SearchBackend.exact_as_of is False
 
     class Subclassed(SearchBackend):
         name = "sub"
@@ -203,7 +210,7 @@ def test_exact_as_of_defaults_to_false_and_old_backends_still_work() -> None:
             return [SearchHit("T", "https://plain.example/a", "s", "2030-01-01")]
 
     assert Subclassed.exact_as_of is True
-    assert isinstance(Plain(), SearchBackend)
+    assert isinstance(Plain(), SearchBackendLike)
     seen: list[httpx.Request] = []
 
     def answer(request: httpx.Request) -> httpx.Response:

@@ -12,7 +12,8 @@ from agentloop.providers.fake import FakeClient
 from agentloop.tooling import ToolSpec
 
 from agentloop_tools.testing import ScriptedSearch, brave_results
-from agentloop_tools.web import DomainPolicy, SearchHit, backends, search_tool, sources, web_search
+from agentloop_tools.web import DomainPolicy, SearchHit, search_tool, sources, web_search
+from agentloop_tools.web._search._backends_registry import REGISTRY
 from agentloop_tools.web.backends import (
     BraveBackend,
     SearxngBackend,
@@ -27,10 +28,10 @@ from tests.search.helpers import BRAVE_KEY, call, results, run_agent
 @pytest.fixture
 def registry() -> Iterator[None]:
     """Registrations made by a test are undone after it."""
-    saved = dict(backends._REGISTRY)
+    saved = dict(REGISTRY)
     yield
-    backends._REGISTRY.clear()
-    backends._REGISTRY.update(saved)
+    REGISTRY.clear()
+    REGISTRY.update(saved)
 
 
 def test_the_one_configured_backend_is_chosen() -> None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
+
 import httpx
 import pytest
 from agentloop import ToolError
@@ -143,3 +146,24 @@ def test_fetch_refuses_bad_options_as_the_tool_does() -> None:
         fetch(PAGE, max_chars=0)
     with pytest.raises(TypeError, match="http_client"):
         fetch(PAGE, http_client=httpx.AsyncClient())  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("standalone", "tool"), [(search, web_search), (fetch, web_fetch)])
+def test_the_standalone_functions_default_to_what_the_tools_default_to(
+    standalone: Callable[..., object], tool: Callable[..., object]
+) -> None:
+    mine = inspect.signature(standalone).parameters
+    theirs = inspect.signature(tool).parameters
+    shared = [name for name in mine if name in theirs and name != "backend"]
+    assert len(shared) >= 8
+    assert {name: mine[name].default for name in shared} == {
+        name: theirs[name].default for name in shared
+    }
+
+
+def test_fetch_refuses_a_bad_limit_once_with_the_tools_message() -> None:
+    with pytest.raises(ValueError, match="max_chars") as standalone:
+        fetch("https://docs.python.org/3/", max_chars=0)
+    with pytest.raises(ValueError, match="max_chars") as tool:
+        web_fetch(max_chars=0)
+    assert str(standalone.value) == str(tool.value)

@@ -14,6 +14,7 @@ from agentloop_tools._plugin.failures import KIND_ATTRIBUTE, fail
 from agentloop_tools._plugin.masking import SecretEnv
 from agentloop_tools._plugin.network import CassetteState
 from agentloop_tools._plugin.scope import FROM_SCRIPTS_OPTION
+from agentloop_tools._providers import BACKEND_VARIABLE, SEARXNG_NAME, SEARXNG_VARIABLE
 
 if TYPE_CHECKING:
     from agentloop import Agent, HostedTool
@@ -23,7 +24,6 @@ if TYPE_CHECKING:
     from agentloop_tools.testing import AgentloopEvidence
 
 
-BACKEND_VARIABLE = "WEB_SEARCH_BACKEND"  # as agentloop_tools.web.backends reads it
 OPENAI_APIS = ("completions", "responses")  # agentloop's OPENAI_API values
 
 
@@ -68,9 +68,9 @@ def agent_env(
         named = shown[0]
     if named:
         env[BACKEND_VARIABLE] = named
-        searxng = [base for name, base in recorded if name == "searxng"]
-        if searxng and not env.get("SEARXNG_URL"):
-            env["SEARXNG_URL"] = searxng[0]
+        searxng = [base for name, base in recorded if name == SEARXNG_NAME]
+        if searxng and not env.get(SEARXNG_VARIABLE):
+            env[SEARXNG_VARIABLE] = searxng[0]
     for variable in SEARCH_KEY_VARIABLES:
         # With a backend named, every key (none is ambiguous then); without one, only
         # the keys that are set, so backend_from_env's choice stays the user's. A real

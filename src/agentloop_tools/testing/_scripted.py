@@ -19,6 +19,8 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from agentloop_tools._providers import PROVIDERS
+
 type Body = dict[str, Any] | str | tuple[int, dict[str, Any] | str]
 
 _ids = itertools.count(1)
@@ -39,7 +41,7 @@ class ScriptedProvider:
     """
 
     def __init__(self, provider: str, responses: Iterable[Body]) -> None:
-        if provider not in ("anthropic", "openai", "openrouter", "modal"):
+        if provider not in PROVIDERS:
             raise ValueError(
                 f"ScriptedProvider(provider={provider!r}): use 'anthropic' or 'openai' "
                 "(openrouter and modal speak the OpenAI wire format)."

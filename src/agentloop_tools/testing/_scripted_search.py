@@ -12,13 +12,14 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from agentloop_tools._providers import SEARCH_APIS, SEARXNG_NAME
 from agentloop_tools.testing._scripted import scripted_id
 
 type SearchReply = (
     tuple[int, dict[str, Any] | str] | tuple[int, dict[str, Any] | str, dict[str, str]]
 )
 
-SEARCH_BACKENDS = ("brave", "tavily", "exa", "searxng")
+SEARCH_BACKENDS = (*SEARCH_APIS, SEARXNG_NAME)
 
 
 class ScriptedSearch:

@@ -14,17 +14,29 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING
 
+from agentloop_tools.web._fetch._settings import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_CHARS,
+    DEFAULT_TIMEOUT,
+)
+from agentloop_tools.web._fetch._tool import DEFAULT_USER_AGENT
 from agentloop_tools.web._policy._policy import DomainPolicy
+from agentloop_tools.web._search._engine import (
+    DEADLINE_SECONDS,
+    DEFAULT_ATTEMPTS,
+    DEFAULT_BACKOFF_CAP,
+    DEFAULT_MAX_RESULTS,
+    MAX_BYTES,
+)
 from agentloop_tools.web._search._options import Undated
 from agentloop_tools.web._search._render import SearchHit
-from agentloop_tools.web._tool_options import positive_int, positive_seconds
 
 if TYPE_CHECKING:
     import httpx
 
     from agentloop_tools.web._fetch._fetcher import Fetcher
     from agentloop_tools.web._fetch._settings import Resolver
-    from agentloop_tools.web._search._backends_api import SearchBackend
+    from agentloop_tools.web._search._backends_api import SearchBackendLike
 
 logger = logging.getLogger("agentloop_tools.web")
 
@@ -88,7 +100,7 @@ class FetchResult:
 
 
 def search(
-    backend: SearchBackend,
+    backend: SearchBackendLike,
     query: str,
     *,
     policy: DomainPolicy | None = None,
@@ -97,11 +109,11 @@ def search(
     blocked_domains: list[str] | None = None,
     as_of: date | str | None = None,
     undated: Undated | None = None,
-    max_results: int = 5,
-    attempts: int = 6,
-    backoff_cap: float = 30.0,
-    deadline: float = 15.0,
-    max_bytes: int = 2_000_000,
+    max_results: int = DEFAULT_MAX_RESULTS,
+    attempts: int = DEFAULT_ATTEMPTS,
+    backoff_cap: float = DEFAULT_BACKOFF_CAP,
+    deadline: float = DEADLINE_SECONDS,
+    max_bytes: int = MAX_BYTES,
     http_client: httpx.Client | None = None,
     sleep: Callable[[float], None] | None = None,
     clock: Callable[[], float] | None = None,
@@ -163,11 +175,11 @@ def fetch(
     start: int | None = None,
     policy: DomainPolicy | None = None,
     via: object = None,
-    max_chars: int = 100_000,
-    max_bytes: int = 5_000_000,
-    timeout: float = 15.0,
+    max_chars: int = DEFAULT_MAX_CHARS,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    timeout: float = DEFAULT_TIMEOUT,
     respect_robots: bool = False,
-    user_agent: str | None = None,
+    user_agent: str | None = DEFAULT_USER_AGENT,
     allow_private_networks: bool = False,
     http_client: httpx.Client | None = None,
     resolver: Resolver | None = None,
@@ -178,7 +190,8 @@ def fetch(
         url: the http(s) URL to read.
         start: the character offset of the part in ``output`` (None: the beginning).
         policy, via, max_chars, max_bytes, timeout, respect_robots, user_agent,
-            allow_private_networks, http_client, resolver: as for ``web_fetch``.
+            allow_private_networks, http_client, resolver: as for ``web_fetch``
+            (``user_agent=None`` is its default too).
 
     Returns:
         A :class:`FetchResult`; a refusal or a failure is a result with ``ok=False``.
@@ -186,14 +199,14 @@ def fetch(
     Raises:
         TypeError, ValueError: an option is not accepted (as ``web_fetch`` raises).
     """
-    from agentloop_tools.web._fetch._tool import DEFAULT_USER_AGENT, build_fetcher
+    from agentloop_tools.web._fetch._tool import build_fetcher
 
     fetcher = build_fetcher(
         policy=policy,
         name="web_fetch",
-        max_chars=positive_int(max_chars, "max_chars"),
-        max_bytes=positive_int(max_bytes, "max_bytes"),
-        timeout=positive_seconds(timeout, "timeout"),
+        max_chars=max_chars,
+        max_bytes=max_bytes,
+        timeout=timeout,
         cache_ttl=0.0,
         respect_robots=respect_robots,
         user_agent=user_agent if user_agent is not None else DEFAULT_USER_AGENT,

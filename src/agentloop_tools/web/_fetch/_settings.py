@@ -21,6 +21,12 @@ type Resolver = Callable[[str], Sequence[str]]
 # What was requested after the URL asked for: ("redirect" | "robots", url), in order.
 type Requested = list[tuple[Literal["redirect", "robots"], str]]
 
+# web_fetch's and fetch()'s defaults, written once.
+DEFAULT_MAX_CHARS = 100_000
+DEFAULT_MAX_BYTES = 5_000_000
+DEFAULT_TIMEOUT = 15.0
+DEFAULT_CACHE_TTL = 900
+
 # Pages without readable text that say they need JavaScript, in the words sites use.
 _NEEDS_JS = ("enable javascript", "javascript is required", "javascript is disabled")
 

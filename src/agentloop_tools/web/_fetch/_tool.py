@@ -28,7 +28,14 @@ from typing import TYPE_CHECKING, Any
 from agentloop import ToolSpec, tool
 
 from agentloop_tools import __version__
-from agentloop_tools.web._fetch._settings import FetchSettings, Resolver
+from agentloop_tools.web._fetch._settings import (
+    DEFAULT_CACHE_TTL,
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_CHARS,
+    DEFAULT_TIMEOUT,
+    FetchSettings,
+    Resolver,
+)
 from agentloop_tools.web._fetch._via import page_api
 from agentloop_tools.web._policy._policy import DomainPolicy, robots_policy
 from agentloop_tools.web._search._describe import fetch_description
@@ -73,10 +80,10 @@ def web_fetch(
     *,
     policy: DomainPolicy | None = None,
     name: str = "web_fetch",
-    max_chars: int = 100_000,
-    max_bytes: int = 5_000_000,
-    timeout: float = 15.0,
-    cache_ttl: float = 900,
+    max_chars: int = DEFAULT_MAX_CHARS,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    timeout: float = DEFAULT_TIMEOUT,
+    cache_ttl: float = DEFAULT_CACHE_TTL,
     respect_robots: bool = False,
     user_agent: str = DEFAULT_USER_AGENT,
     allow_private_networks: bool = False,

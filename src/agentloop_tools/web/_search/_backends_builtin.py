@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlencode
 
-from agentloop_tools._providers import SEARCH_APIS
+from agentloop_tools._providers import SEARCH_APIS, SEARXNG_NAME, SEARXNG_VARIABLE
 from agentloop_tools.web._domains._masked import masked_url, masked_within
+from agentloop_tools.web._search._backends_api import SearchBackend
 from agentloop_tools.web._search._options import SearchOptions, allowed_hosts, blocked_hosts
 from agentloop_tools.web._search._render import SearchHit
 from agentloop_tools.web._tool_options import is_number, number_in
@@ -34,8 +35,19 @@ type TavilyDepth = Literal["basic", "advanced", "fast", "ultra-fast"]
 _BRAVE, _TAVILY, _EXA = SEARCH_APIS["brave"], SEARCH_APIS["tavily"], SEARCH_APIS["exa"]
 
 
+class _KeyedBackend(SearchBackend):
+    """A backend whose one secret is its API key."""
+
+    __slots__ = ()
+    api_key: str
+
+    @property
+    def secrets(self) -> tuple[str, ...]:  # type: ignore[override]  # derived from the key
+        return (self.api_key,)
+
+
 @dataclass(frozen=True, slots=True)
-class BraveBackend:
+class BraveBackend(_KeyedBackend):
     """Brave Search API (``brave(...)`` builds one). The key travels in ``X-Subscription-Token``."""
 
     api_key: str = field(repr=False)
@@ -43,16 +55,9 @@ class BraveBackend:
     safesearch: SafeSearch = "moderate"
     requests_per_second: float | None = 1.0
     endpoint: str = f"https://{_BRAVE.host}/res/v1/web/search"
-    name: str = "brave"
+    name: str = _BRAVE.name
     max_query_chars: int | None = 400
     setup_hint: str = f"check the Brave Search API key ({_BRAVE.key_variable}) and its plan"
-
-    @property
-    def secrets(self) -> tuple[str, ...]:
-        return (self.api_key,)
-
-    def build_request(self, query: str, count: int, policy: DomainPolicy | None) -> httpx.Request:
-        return self.build_search_request(query, count, policy, SearchOptions())
 
     def build_search_request(
         self, query: str, count: int, policy: DomainPolicy | None, options: SearchOptions
@@ -98,7 +103,7 @@ class BraveBackend:
 
 
 @dataclass(frozen=True, slots=True)
-class TavilyBackend:
+class TavilyBackend(_KeyedBackend):
     """Tavily Search API (``tavily(...)`` builds one). The key travels as a bearer token."""
 
     api_key: str = field(repr=False)
@@ -107,18 +112,11 @@ class TavilyBackend:
     endpoint: str = f"https://{_TAVILY.host}/search"
     # web_fetch(via=tavily(key)) reads pages here.
     extract_endpoint: str = f"https://{_TAVILY.host}/extract"
-    name: str = "tavily"
+    name: str = _TAVILY.name
     max_query_chars: int | None = None
     setup_hint: str = f"check the Tavily API key ({_TAVILY.key_variable}) and its plan"
     # Tavily returns nothing for long lists (reports at 100+ domains): stay below.
     max_domains: int = 99
-
-    @property
-    def secrets(self) -> tuple[str, ...]:
-        return (self.api_key,)
-
-    def build_request(self, query: str, count: int, policy: DomainPolicy | None) -> httpx.Request:
-        return self.build_search_request(query, count, policy, SearchOptions())
 
     def build_search_request(
         self, query: str, count: int, policy: DomainPolicy | None, options: SearchOptions
@@ -146,7 +144,7 @@ class TavilyBackend:
 
 
 @dataclass(frozen=True, slots=True)
-class ExaBackend:
+class ExaBackend(_KeyedBackend):
     """Exa search API (``exa(...)`` builds one). The key travels in ``x-api-key``."""
 
     api_key: str = field(repr=False)
@@ -154,17 +152,10 @@ class ExaBackend:
     endpoint: str = f"https://{_EXA.host}/search"
     # web_fetch(via=exa(key)) reads pages here.
     contents_endpoint: str = f"https://{_EXA.host}/contents"
-    name: str = "exa"
+    name: str = _EXA.name
     max_query_chars: int | None = None
     setup_hint: str = f"check the Exa API key ({_EXA.key_variable}) and its credits"
     max_domains: int = 100
-
-    @property
-    def secrets(self) -> tuple[str, ...]:
-        return (self.api_key,)
-
-    def build_request(self, query: str, count: int, policy: DomainPolicy | None) -> httpx.Request:
-        return self.build_search_request(query, count, policy, SearchOptions())
 
     def build_search_request(
         self, query: str, count: int, policy: DomainPolicy | None, options: SearchOptions
@@ -199,23 +190,19 @@ class ExaBackend:
             )
         return hits
 
-    def classify(self, status: int, payload: Any) -> str | None:
-        return None
-
 
 @dataclass(frozen=True, slots=True)
-class SearxngBackend:
+class SearxngBackend(SearchBackend):
     """A SearXNG instance (``searxng(...)`` builds one); its JSON format must be enabled."""
 
     base_url: str
     requests_per_second: float | None = None
-    name: str = "searxng"
+    name: str = SEARXNG_NAME
     max_query_chars: int | None = None
     setup_hint: str = (
-        "check SEARXNG_URL, and that the instance enables the JSON format "
+        f"check {SEARXNG_VARIABLE}, and that the instance enables the JSON format "
         "(search.formats: [html, json] in its settings.yml)"
     )
-    secrets: tuple[str, ...] = ()
 
     def __repr__(self) -> str:
         # Built directly (not through searxng()), base_url may carry a password.
@@ -242,9 +229,6 @@ class SearxngBackend:
             for item in _items(_get(payload, "results"))
         ]
 
-    def classify(self, status: int, payload: Any) -> str | None:
-        return None
-
 
 def brave(
     api_key: str,
@@ -264,7 +248,7 @@ def brave(
     Raises:
         ValueError: the key is empty or malformed, or an option is not accepted.
     """
-    key = _api_key(api_key, "brave", _BRAVE.key_variable)
+    key = _api_key(api_key, _BRAVE.name, _BRAVE.key_variable)
     if country is not None and not (
         isinstance(country, str)
         and (
@@ -284,7 +268,7 @@ def brave(
         key,
         country=country.upper() if country is not None else None,
         safesearch=safesearch,
-        requests_per_second=_rate(requests_per_second, "brave"),
+        requests_per_second=_rate(requests_per_second, _BRAVE.name),
     )
 
 
@@ -299,7 +283,7 @@ def tavily(api_key: str, *, depth: TavilyDepth = "basic") -> TavilyBackend:
     Raises:
         ValueError: the key is empty or malformed, or ``depth`` is not accepted.
     """
-    key = _api_key(api_key, "tavily", _TAVILY.key_variable)
+    key = _api_key(api_key, _TAVILY.name, _TAVILY.key_variable)
     if depth not in ("basic", "advanced", "fast", "ultra-fast"):
         raise ValueError(
             f"tavily(depth={depth!r}) is not accepted; use 'basic', 'advanced', 'fast' "
@@ -314,7 +298,7 @@ def exa(api_key: str) -> ExaBackend:
     Raises:
         ValueError: the key (``EXA_API_KEY``) is empty or malformed.
     """
-    return ExaBackend(_api_key(api_key, "exa", _EXA.key_variable))
+    return ExaBackend(_api_key(api_key, _EXA.name, _EXA.key_variable))
 
 
 def searxng(base_url: str) -> SearxngBackend:

@@ -11,13 +11,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from agentloop_tools._errors import NoSearchBackend
-from agentloop_tools._providers import SEARCH_APIS
-from agentloop_tools.web._search._backends_api import SearchBackend
+from agentloop_tools._providers import (
+    BACKEND_VARIABLE,
+    SEARCH_APIS,
+    SEARXNG_NAME,
+    SEARXNG_VARIABLE,
+)
+from agentloop_tools.web._search._backends_api import SearchBackendLike
 from agentloop_tools.web._search._backends_builtin import brave, exa, searxng, tavily
 
-BACKEND_VARIABLE = "WEB_SEARCH_BACKEND"
-
-type BackendFactory = Callable[[Mapping[str, str]], SearchBackend]
+type BackendFactory = Callable[[Mapping[str, str]], SearchBackendLike]
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +30,7 @@ class _Entry:
 
 
 _NAME = re.compile(r"[a-z][a-z0-9_-]{0,39}")
-# The registrations, in order (the public module keeps its old name, _REGISTRY, for it).
+# The registrations, in order.
 REGISTRY: dict[str, _Entry] = {}
 
 
@@ -72,7 +75,7 @@ def registered_backends() -> dict[str, str | None]:
     return {name: entry.variable for name, entry in REGISTRY.items()}
 
 
-def backend_from_env(mapping: Mapping[str, str]) -> SearchBackend:
+def backend_from_env(mapping: Mapping[str, str]) -> SearchBackendLike:
     """The backend the mapping configures (pass the process environment, or a dict).
 
     ``WEB_SEARCH_BACKEND`` names the backend; without it, the one backend whose
@@ -118,9 +121,9 @@ def backend_from_env(mapping: Mapping[str, str]) -> SearchBackend:
     return _build(name, entry, mapping)
 
 
-def _build(name: str, entry: _Entry, mapping: Mapping[str, str]) -> SearchBackend:
+def _build(name: str, entry: _Entry, mapping: Mapping[str, str]) -> SearchBackendLike:
     backend = entry.factory(mapping)
-    if not isinstance(backend, SearchBackend):
+    if not isinstance(backend, SearchBackendLike):
         raise TypeError(
             f"the factory registered for search backend {name!r} returned {backend!r}, "
             "which lacks name, build_request or parse."
@@ -136,13 +139,15 @@ def _variable(mapping: Mapping[str, str], variable: str) -> str:
     return value
 
 
-def _keyed(factory: Callable[[str], SearchBackend], variable: str) -> BackendFactory:
+def _keyed(factory: Callable[[str], SearchBackendLike], variable: str) -> BackendFactory:
     return lambda env: factory(_variable(env, variable))
 
 
-for _name, _factory in (("brave", brave), ("tavily", tavily), ("exa", exa)):
-    _key = SEARCH_APIS[_name].key_variable
-    register_backend(_name, _keyed(_factory, _key), variable=_key)
+for _factory in (brave, tavily, exa):  # each factory is named after its API
+    _api = SEARCH_APIS[_factory.__name__]
+    register_backend(_api.name, _keyed(_factory, _api.key_variable), variable=_api.key_variable)
 register_backend(
-    "searxng", lambda env: searxng(_variable(env, "SEARXNG_URL")), variable="SEARXNG_URL"
+    SEARXNG_NAME,
+    lambda env: searxng(_variable(env, SEARXNG_VARIABLE)),
+    variable=SEARXNG_VARIABLE,
 )

@@ -43,13 +43,17 @@ if TYPE_CHECKING:
     import httpx
     from tenacity import RetryCallState
 
-    from agentloop_tools.web.backends import SearchBackend
+    from agentloop_tools.web._search._backends_api import SearchBackend
 
 logger = logging.getLogger("agentloop_tools.web.search")
 
 type OnFatal = Literal["error", "raise"]
 
 MAX_COUNT = 20
+# web_search's and search()'s defaults, written once (DEADLINE_SECONDS, MAX_BYTES below too).
+DEFAULT_MAX_RESULTS = 5
+DEFAULT_ATTEMPTS = 6
+DEFAULT_BACKOFF_CAP = 30.0
 MIN_QUERY_CHARS = 2
 # No search API wants more; a longer "query" is a pasted document, refused unsent.
 MAX_QUERY_CHARS = 2000
@@ -138,13 +142,13 @@ class SearchEngine:
         self._sleep = sleep
         self._fatal: ToolFailure | None = None
         self._fatal_lock = threading.Lock()
-        rate = getattr(backend, "requests_per_second", None)
+        # A user's backend may hold anything: what is not usable counts as unset.
+        rate = backend.requests_per_second
         self._spacer = (
             Spacer(1.0 / rate, clock) if isinstance(rate, int | float) and rate > 0 else None
         )
-        secrets = getattr(backend, "secrets", ())
-        self._secrets = tuple(s for s in secrets if isinstance(s, str) and len(s) >= 4)
-        limit = getattr(backend, "max_query_chars", None)
+        self._secrets = tuple(s for s in backend.secrets if isinstance(s, str) and len(s) >= 4)
+        limit = backend.max_query_chars
         self._max_query = limit if isinstance(limit, int) and limit > 0 else None
         from tenacity import Retrying, retry_if_result, stop_after_attempt
         from tenacity.wait import wait_random_exponential
@@ -229,11 +233,9 @@ class SearchEngine:
         if fault is not None:
             return self._faulted(fault, wanted, narrowed)
         try:
-            build = getattr(self.backend, "build_search_request", None)
-            if callable(build):
-                request = build(text, wanted, self.settings.policy, narrowed.options)
-            else:
-                request = self.backend.build_request(text, wanted, self.settings.policy)
+            request = self.backend.build_search_request(
+                text, wanted, self.settings.policy, narrowed.options
+            )
         except Exception as exc:  # a user's backend: report it, never a traceback to the model
             logger.exception("search backend %s could not build a request", self.backend.name)
             return ToolFailure(
@@ -342,11 +344,8 @@ class SearchEngine:
         return float(self._jitter(state))
 
     def _classify(self, response: httpx.Response) -> str | None:
-        classify = getattr(self.backend, "classify", None)
-        if not callable(classify):
-            return None
         try:
-            code = classify(response.status_code, json_of(response))
+            code = self.backend.classify(response.status_code, json_of(response))
         except Exception:  # a user's backend: fall back to the engine's reading
             logger.exception("search backend %s could not classify a response", self.backend.name)
             return None
@@ -414,7 +413,7 @@ class SearchEngine:
         return Answer(text, filtered.shown)
 
     def _failure(self, code: str, status: int, response: httpx.Response, made: int) -> ToolFailure:
-        hint = getattr(self.backend, "setup_hint", "")
+        hint = self.backend.setup_hint
         said = detail(response, self._scrub)
         answer = failure(code, self.backend.name, status, said, made, hint or "")
         if code not in FATAL_CODES:

@@ -20,11 +20,16 @@ from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 from agentloop import HostedTool, tool
 from agentloop.tooling import ToolSpec
 
+from agentloop_tools._providers import DEFAULT_PROVIDER, PROVIDERS
 from agentloop_tools.web._domains._masked import masked_url
 from agentloop_tools.web._policy._policy import DomainPolicy
+from agentloop_tools.web._search._backends_api import SearchBackendLike, adopted
 from agentloop_tools.web._search._describe import search_description
 from agentloop_tools.web._search._engine import (
     DEADLINE_SECONDS,
+    DEFAULT_ATTEMPTS,
+    DEFAULT_BACKOFF_CAP,
+    DEFAULT_MAX_RESULTS,
     MAX_BYTES,
     MAX_COUNT,
     OnFatal,
@@ -33,7 +38,6 @@ from agentloop_tools.web._search._engine import (
 )
 from agentloop_tools.web._search._options import Undated, check_undated, parse_as_of
 from agentloop_tools.web._tool_options import number_in, whole_in
-from agentloop_tools.web.backends import SearchBackend
 
 if TYPE_CHECKING:
     # httpx is imported when a tool is built, not with agentloop_tools.web: the
@@ -76,13 +80,13 @@ _TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 def web_search(
-    backend: SearchBackend,
+    backend: SearchBackendLike,
     *,
     policy: DomainPolicy | None = None,
     name: str = "web_search",
-    max_results: int = 5,
-    attempts: int = 6,
-    backoff_cap: float = 30.0,
+    max_results: int = DEFAULT_MAX_RESULTS,
+    attempts: int = DEFAULT_ATTEMPTS,
+    backoff_cap: float = DEFAULT_BACKOFF_CAP,
     deadline: float = DEADLINE_SECONDS,
     max_bytes: int = MAX_BYTES,
     http_client: httpx.Client | None = None,
@@ -101,7 +105,8 @@ def web_search(
 
     Args:
         backend: a :class:`~agentloop_tools.web.backends.SearchBackend`, such as
-            ``backends.brave(key)``.
+            ``backends.brave(key)``, or any object with its ``name``,
+            ``build_request`` and ``parse`` (``SearchBackendLike``).
         policy: the domain policy; refused hits are withheld and counted.
         name: the tool's name as the model sees it.
         max_results: results when the model passes no ``count`` (1..20). A
@@ -181,7 +186,7 @@ class PointInTimeWarning(UserWarning):
 
 
 def build_engine(
-    backend: SearchBackend,
+    backend: SearchBackendLike,
     *,
     policy: DomainPolicy | None,
     name: str,
@@ -216,11 +221,12 @@ def build_engine(
     _check_seams(http_client, on_fatal, sleep, clock)
     point = parse_as_of(as_of, caller=caller)
     kept: Undated = check_undated(undated, point, caller=caller)
-    exact = getattr(backend, "exact_as_of", False) is True
+    chosen = adopted(backend)
+    exact = chosen.exact_as_of is True
     if point is not None and not exact:
-        _warn_not_exact(caller, point, backend.name)
+        _warn_not_exact(caller, point, chosen.name)
     return SearchEngine(
-        backend,
+        chosen,
         SearchSettings(
             policy=policy,
             name=name,
@@ -241,7 +247,7 @@ def build_engine(
 
 
 def _check_parts(backend: object, policy: object, name: object) -> None:
-    if not isinstance(backend, SearchBackend):
+    if not isinstance(backend, SearchBackendLike):
         raise TypeError(
             f"web_search(backend={backend!r}) needs a search backend (name, build_request, "
             "parse), such as agentloop_tools.web.backends.brave(key)."
@@ -321,7 +327,7 @@ class SearchToolOptions(TypedDict, total=False):
 def search_tool(
     env: Any,
     *,
-    backend: SearchBackend | None = None,
+    backend: SearchBackendLike | None = None,
     policy: DomainPolicy | None = None,
     **options: Unpack[SearchToolOptions],
 ) -> ToolSpec | HostedTool:
@@ -350,7 +356,7 @@ def search_tool(
             "search_tool(env=...) needs a mapping of environment variables (the process "
             f"environment or a dict), got {type(env).__name__}."
         )
-    if backend is not None and not isinstance(backend, SearchBackend):
+    if backend is not None and not isinstance(backend, SearchBackendLike):
         raise TypeError(f"search_tool(backend={backend!r}) needs a search backend or None.")
     defaults = _option_defaults()
     unknown = sorted(set(options) - set(defaults))
@@ -359,7 +365,7 @@ def search_tool(
             f"search_tool() got {', '.join(f'{name}=' for name in unknown)}, which "
             f"web_search does not take; its keyword arguments: {', '.join(defaults)}."
         )
-    provider = (env.get("LLM_PROVIDER") or "openrouter").strip()
+    provider = (env.get("LLM_PROVIDER") or DEFAULT_PROVIDER).strip()
     hosted, why = _hosts_search(provider, env)
     if hosted:
         _refuse_client_options(provider, env, options, defaults)
@@ -403,7 +409,7 @@ def _refuse_client_options(
     )
 
 
-def _backend_of(env: Any, why: str) -> SearchBackend:
+def _backend_of(env: Any, why: str) -> SearchBackendLike:
     from agentloop_tools._errors import NoSearchBackend
     from agentloop_tools.web._search._backends_registry import backend_from_env
 
@@ -429,7 +435,7 @@ def _hosts_search(provider: str, env: Any) -> tuple[bool, str]:
             host = httpx.URL(base).host
         except (httpx.InvalidURL, ValueError, TypeError):
             host = ""
-        if host == "api.anthropic.com":
+        if host in PROVIDERS["anthropic"].hosts:
             return True, ""
         return False, (
             f"ANTHROPIC_BASE_URL={masked_url(base)!r} is a third-party Anthropic-compatible "
@@ -440,11 +446,12 @@ def _hosts_search(provider: str, env: Any) -> tuple[bool, str]:
         if api == "responses":
             return True, ""
         return False, f"OPENAI_API={api!r} (Chat Completions) has no hosted web search"
-    if provider in ("openrouter", "modal"):
+    if provider in PROVIDERS:
         return False, f"LLM_PROVIDER={provider!r} has no hosted web search agentloop can request"
+    *names, last = PROVIDERS
     raise ValueError(
-        f"LLM_PROVIDER={provider!r} is not a provider agentloop knows; use anthropic, "
-        "openai, openrouter or modal."
+        f"LLM_PROVIDER={provider!r} is not a provider agentloop knows; use {', '.join(names)} "
+        f"or {last}."
     )
 
 
