@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import ssl
 import threading
 import time
@@ -12,7 +13,7 @@ import httpcore
 import pytest
 
 from agentloop_tools.web._net import _deadline
-from agentloop_tools.web._net._deadline import DeadlineStream, time_left
+from agentloop_tools.web._net._deadline import DeadlineBackend, DeadlineStream, time_left
 
 
 class _Inner(httpcore.NetworkStream):
@@ -104,3 +105,27 @@ def test_time_left_is_capped_by_the_timeout_and_goes_below_zero_once_past() -> N
     now = time.monotonic()
     assert time_left(now + 100, 5.0) == 5.0
     assert time_left(now - 1, None) < 0
+
+
+def test_the_backend_connects_to_the_first_address_that_answers_and_cuts_its_reads() -> None:
+    closed = socket.create_server(("127.0.0.1", 0))
+    dead_port = closed.getsockname()[1]
+    closed.close()
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        port = listener.getsockname()[1]
+
+        class TwoAddresses(DeadlineBackend):
+            def addresses(self, host: str) -> list[str]:
+                return ["127.0.0.2", host]  # nothing listens there: refused at once
+
+        ends = time.monotonic() + 0.5
+        stream = TwoAddresses(lambda: ends).connect_tcp("127.0.0.1", port, timeout=5.0)
+        assert isinstance(stream, DeadlineStream)
+        began = time.monotonic()
+        # The peer never writes: the read ends at the deadline, not at its 30 s timeout.
+        with pytest.raises(httpcore.ReadTimeout):
+            stream.read(10, timeout=30.0)
+        assert time.monotonic() - began < 5
+        stream.close()
+        with pytest.raises(httpcore.ConnectError):
+            DeadlineBackend(lambda: None).connect_tcp("127.0.0.1", dead_port, timeout=5.0)

@@ -7,6 +7,7 @@ tool later fails here, naming where it is.
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 import agentloop_tools
@@ -15,27 +16,33 @@ WEB = Path(agentloop_tools.__file__).parent / "web"
 PACKAGE = "agentloop_tools.web"
 
 
+@cache
+def _trees() -> dict[str, ast.Module]:
+    return {
+        path.relative_to(WEB).as_posix(): ast.parse(path.read_text(encoding="utf-8"))
+        for path in sorted(WEB.rglob("*.py"))
+    }
+
+
 def _places(test: str) -> list[str]:
     found = []
-    for path in sorted(WEB.rglob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+    for where, tree in _trees().items():
         for node in ast.walk(tree):
-            where = path.relative_to(WEB).as_posix()
-            if test == "stream" and isinstance(node, ast.ClassDef):
-                if any(ast.unparse(base).endswith("NetworkStream") for base in node.bases):
+            if test in ("NetworkStream", "NetworkBackend") and isinstance(node, ast.ClassDef):
+                if any(ast.unparse(base).endswith(test) for base in node.bases):
                     found.append(f"{where}:{node.name}")
             # A zlib stream is what a body reader limits the output of.
-            elif (
-                test == "inflate"
-                and isinstance(node, ast.Attribute)
-                and node.attr == "decompressobj"
-            ):
+            elif test == "inflate" and getattr(node, "attr", None) == "decompressobj":
                 found.append(where)
     return found
 
 
 def test_one_network_stream_enforces_a_deadline_for_both_tools() -> None:
-    assert _places("stream") == ["_net/_deadline.py:DeadlineStream"]
+    assert _places("NetworkStream") == ["_net/_deadline.py:DeadlineStream"]
+
+
+def test_one_network_backend_connects_by_a_deadline_and_the_pinned_one_extends_it() -> None:
+    assert _places("NetworkBackend") == ["_net/_deadline.py:DeadlineBackend"]
 
 
 def test_bodies_are_decompressed_in_the_network_room_only() -> None:

@@ -15,24 +15,23 @@ body a byte at a time cannot hold the tool past ``timeout``.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterable, Sequence
 
 import httpcore
 import httpx
 
-from agentloop_tools.web._net._deadline import DeadlineStream, time_left, transport_over
+from agentloop_tools.web._net._deadline import DeadlineBackend, transport_over
 
 
-class PinnedBackend(httpcore.NetworkBackend):
-    """Opens TCP connections only to addresses checked for that host.
+class PinnedBackend(DeadlineBackend):
+    """Opens TCP connections only to addresses checked for that host, by the fetch's deadline.
 
     Args:
         admit: host (lower case, IPv6 without brackets) to the addresses that may be
             connected to; it raises to refuse. Called once per host per backend, when
             the first connection to it is opened, so a replayed request (which opens
             none) never asks DNS.
-        deadline: ``time.monotonic()`` value after which no read or write may wait.
+        deadline: ``time.monotonic()`` value after which no connect, read or write may wait.
 
     Attributes:
         refused: the exception ``admit`` raised for the last refused host, so the
@@ -40,21 +39,13 @@ class PinnedBackend(httpcore.NetworkBackend):
     """
 
     def __init__(self, admit: Callable[[str], Sequence[str]], deadline: float) -> None:
+        super().__init__(lambda: deadline)
         self._admit = admit
         self._pins: dict[str, list[str]] = {}
-        self._deadline = deadline
-        self._plain = httpcore.SyncBackend()
         self.refused: Exception | None = None
 
-    def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
-    ) -> httpcore.NetworkStream:
-        """Check ``host`` once, then connect to the first checked address that answers."""
+    def addresses(self, host: str) -> Sequence[str]:
+        """The checked addresses of ``host``: checked once, then pinned."""
         key = host.lower().strip("[]")
         addresses = self._pins.get(key)
         if addresses is None:
@@ -65,28 +56,7 @@ class PinnedBackend(httpcore.NetworkBackend):
                 raise httpcore.ConnectError(f"{host} refused before connecting: {error}") from error
         if not addresses:
             raise httpcore.ConnectError(f"{host} has no checked address; refused")
-        last_error: Exception | None = None
-        for address in addresses:
-            remaining = time_left(self._deadline, timeout)
-            if remaining <= 0:
-                raise httpcore.ConnectTimeout(f"no time left to connect to {host}")
-            try:
-                stream = self._plain.connect_tcp(
-                    address,
-                    port,
-                    timeout=remaining,
-                    local_address=local_address,
-                    socket_options=socket_options,
-                )
-            except (httpcore.ConnectError, httpcore.ConnectTimeout) as error:
-                last_error = error
-                continue
-            return DeadlineStream(stream, self._ends)
-        assert last_error is not None
-        raise last_error
-
-    def _ends(self) -> float:
-        return self._deadline
+        return addresses
 
     def connect_unix_socket(
         self,
@@ -96,10 +66,6 @@ class PinnedBackend(httpcore.NetworkBackend):
     ) -> httpcore.NetworkStream:
         """Refused: a Unix socket has no address to check."""
         raise httpcore.ConnectError(f"web_fetch never connects to a Unix socket ({path})")
-
-    def sleep(self, seconds: float) -> None:
-        """Sleep, as httpcore's own backend does (used between connection retries)."""
-        time.sleep(seconds)
 
 
 def pinned_transport(

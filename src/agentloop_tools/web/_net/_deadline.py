@@ -18,7 +18,7 @@ import ssl
 import threading
 import time
 import typing
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 import httpcore
 import httpx
@@ -99,11 +99,20 @@ class DeadlineStream(httpcore.NetworkStream):
         return self._inner.get_extra_info(info)
 
 
-class _AttemptBackend(httpcore.NetworkBackend):
-    """httpcore's own connections, each cut to this thread's attempt deadline."""
+class DeadlineBackend(httpcore.NetworkBackend):
+    """httpcore's own connections, each connect and every later operation cut to ``deadline()``.
 
-    def __init__(self) -> None:
+    A subclass chooses where a host is connected (``addresses``): web_fetch connects
+    only to the addresses it checked; by default the name itself is handed to the socket.
+    """
+
+    def __init__(self, deadline: Deadline) -> None:
+        self._deadline = deadline
         self._plain = httpcore.SyncBackend()
+
+    def addresses(self, host: str) -> Sequence[str]:
+        """Where to connect for ``host``, in order; raise ``httpcore.ConnectError`` to refuse."""
+        return [host]
 
     def connect_tcp(
         self,
@@ -113,14 +122,22 @@ class _AttemptBackend(httpcore.NetworkBackend):
         local_address: str | None = None,
         socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
     ) -> httpcore.NetworkStream:
-        stream = self._plain.connect_tcp(
-            host,
-            port,
-            timeout=_wait(attempt_deadline, timeout),
-            local_address=local_address,
-            socket_options=socket_options,
-        )
-        return DeadlineStream(stream, attempt_deadline)
+        """Connect to the first of ``addresses(host)`` that answers, by the deadline."""
+        last_error: Exception | None = None
+        for address in self.addresses(host):
+            try:
+                stream = self._plain.connect_tcp(
+                    address,
+                    port,
+                    timeout=_wait(self._deadline, timeout),
+                    local_address=local_address,
+                    socket_options=socket_options,
+                )
+            except (httpcore.ConnectError, httpcore.ConnectTimeout) as error:
+                last_error = error
+                continue
+            return DeadlineStream(stream, self._deadline)
+        raise last_error or httpcore.ConnectError(f"{host} has no address to connect to")
 
     def connect_unix_socket(
         self,
@@ -128,11 +145,13 @@ class _AttemptBackend(httpcore.NetworkBackend):
         timeout: float | None = None,
         socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
     ) -> httpcore.NetworkStream:
-        left = _wait(attempt_deadline, timeout)
+        """Connect to a Unix socket, by the deadline."""
+        left = _wait(self._deadline, timeout)
         stream = self._plain.connect_unix_socket(path, left, socket_options=socket_options)
-        return DeadlineStream(stream, attempt_deadline)
+        return DeadlineStream(stream, self._deadline)
 
     def sleep(self, seconds: float) -> None:
+        """Sleep, as httpcore's own backend does (used between connection retries)."""
         time.sleep(seconds)
 
 
@@ -143,11 +162,13 @@ def transport_over(
 
     ``handle_request`` stays httpx's own, so vcrpy records and replays through it.
     """
-    transport = httpx.HTTPTransport(trust_env=trust_env)
+    # One SSL context for both pools: loading the CA bundle is most of a transport's cost.
+    ssl_context = httpx.create_ssl_context(trust_env=trust_env)
+    transport = httpx.HTTPTransport(verify=ssl_context, trust_env=trust_env)
     # httpx has no public way to hand HTTPTransport a network backend; its pool takes one
     # as a constructor argument, so the pool is rebuilt with the settings given.
     transport._pool = httpcore.ConnectionPool(
-        ssl_context=httpx.create_ssl_context(trust_env=trust_env),
+        ssl_context=ssl_context,
         max_connections=limits.max_connections,
         max_keepalive_connections=limits.max_keepalive_connections,
         keepalive_expiry=limits.keepalive_expiry,
@@ -162,5 +183,5 @@ def attempt_client(timeout: httpx.Timeout) -> httpx.Client:
     """A client whose every connect, TLS handshake, read and write ends by the attempt's
     deadline (``start_attempt``); httpx's default pool limits, redirects never followed."""
     limits = httpx.Limits(max_connections=100, max_keepalive_connections=20, keepalive_expiry=5.0)
-    transport = transport_over(_AttemptBackend(), limits, trust_env=True)
+    transport = transport_over(DeadlineBackend(attempt_deadline), limits, trust_env=True)
     return httpx.Client(transport=transport, timeout=timeout, follow_redirects=False)
