@@ -44,6 +44,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "agentloop_tools.web._tool_options",
         "agentloop_tools.web._faults",  # the faults a test injects, asked before a request
     ),
+    ("agentloop_tools.web._net",),  # both tools' network safety: deadlines, capped bodies
     ("agentloop_tools.web._search", "agentloop_tools.web._fetch", "agentloop_tools.web.backends"),
     ("agentloop_tools.web._standalone",),
     ("agentloop_tools.web",),  # the face: public names only

@@ -10,7 +10,7 @@ Two classes stand outside the tree on purpose:
 - :class:`FatalToolError` derives from ``BaseException``: agentloop's executor turns every
   ``Exception`` a tool raises into a message for the model and lets only a
   ``BaseException`` end the run.
-- ``_search_http.Overtime`` is an ``httpx.TimeoutException``: the retry logic that
+- ``web/_net/_body.py``'s ``Overtime`` is an ``httpx.TimeoutException``: the retry logic that
   catches httpx timeouts must see it as one (and this module imports no transport).
 
 This module imports nothing of the package at import time, so any layer may use it.

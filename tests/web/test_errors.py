@@ -20,7 +20,7 @@ from agentloop_tools.web._fetch._codes import CODES
 
 SOURCE = Path(agentloop_tools.__file__).parent
 # The one class outside _errors.py: it must be an httpx timeout for httpx's own handling.
-OUTSIDE = {("web/_search/_http.py", "Overtime")}
+OUTSIDE = {("web/_net/_body.py", "Overtime")}
 
 
 def _exception_classes() -> list[tuple[str, str, list[str]]]:

@@ -9,18 +9,15 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import socket
-import time
 import zlib
 
-import httpx
 import pytest
 
 from agentloop_tools.web import web_search
 from agentloop_tools.web._search._responses import retry_after
 from agentloop_tools.web.backends import brave, searxng
 from tests.search.helpers import BRAVE_KEY, call, results, run_agent
-from tests.web.hostile import Respond, answer, bounded, head, raw_server
+from tests.web.hostile import answer, bounded, raw_server
 
 # The client-side tools (web_fetch, web_search) are built on agentloop 0.6 tools.
 pytestmark = pytest.mark.agentloop_06
@@ -59,59 +56,6 @@ def test_json_nested_deeper_than_the_parser_goes_is_a_coded_error(status: str) -
     with raw_server(answer(b"[" * 100_000, status, Content_Type="application/json")) as server:
         content = bounded(lambda: _search(server.base, attempts=1))
     _coded(content, "query-rejected" if status.startswith("400") else "search-failed")
-
-
-def _drip(connection: socket.socket, line: str) -> None:
-    connection.sendall(head(headers={"Content-Type": "application/json", "Content-Length": "999"}))
-    for _ in range(999):
-        connection.sendall(b" ")
-        time.sleep(0.25)
-
-
-def _drip_headers(connection: socket.socket, line: str) -> None:
-    for byte in head(headers={"Content-Type": "application/json"}):
-        connection.sendall(bytes([byte]))
-        time.sleep(0.25)
-
-
-@pytest.mark.parametrize(
-    ("drip", "own_client"),
-    [(_drip, False), (_drip_headers, False), (_drip, True)],
-    ids=["body", "headers", "body-own-client"],
-)
-def test_a_server_dripping_bytes_is_cut_at_the_attempt_deadline(
-    drip: Respond, own_client: bool
-) -> None:
-    options: dict[str, object] = {"attempts": 2, "deadline": 1.5}
-    if own_client:
-        options["http_client"] = httpx.Client()
-    with raw_server(drip) as server:
-        started = time.monotonic()
-        content = bounded(lambda: _search(server.base, **options))
-        took = time.monotonic() - started
-    _coded(content, "search-failed")
-    assert "a timeout" in content
-    assert len(server.requests) == 2
-    # Documented: attempts x (deadline + backoff) for the default client; twice the
-    # deadline per attempt with a caller's client. Generous slack, not a speed test.
-    assert took < 2 * (2 * 1.5) + 20
-
-
-def _gzip_bomb(decoded: int) -> bytes:
-    squeeze = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
-    block = b"0" * 1_000_000
-    parts = [squeeze.compress(block) for _ in range(decoded // len(block))]
-    return b"".join(parts) + squeeze.flush()
-
-
-def test_a_gzip_bomb_is_refused_within_the_byte_cap() -> None:
-    bomb = _gzip_bomb(260_000_000)
-    assert len(bomb) < 300_000
-    respond = answer(bomb, Content_Type="application/json", Content_Encoding="gzip")
-    with raw_server(respond) as server:
-        content = bounded(lambda: _search(server.base, attempts=1), megabytes=100)
-    _coded(content, "search-failed")
-    assert "max_bytes=2,000,000" in content
 
 
 def test_a_body_over_max_bytes_is_refused_and_not_retried() -> None:

@@ -29,6 +29,7 @@ from agentloop_tools.web._fetch._robots import RobotsRules, robots_url
 from agentloop_tools.web._fetch._settings import FetchSettings, Page, Requested
 from agentloop_tools.web._fetch._transport import PinnedBackend, pinned_transport
 from agentloop_tools.web._fetch._url_check import check_url
+from agentloop_tools.web._net._body import ACCEPT_ENCODING
 
 MAX_REDIRECTS = 5
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
@@ -148,7 +149,7 @@ class DirectReader:
             headers={
                 "User-Agent": self._settings.user_agent,
                 "Accept": _ACCEPT,
-                "Accept-Encoding": "gzip, deflate",
+                "Accept-Encoding": ACCEPT_ENCODING,
             },
             timeout=httpx.Timeout(remaining),
         )

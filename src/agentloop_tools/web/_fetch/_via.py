@@ -298,18 +298,19 @@ def _exchange(
     import httpx
 
     from agentloop_tools._errors import ResponseTooLarge
-    from agentloop_tools.web._search import _http as _search_http
+    from agentloop_tools.web._net import _deadline
+    from agentloop_tools.web._net._body import read_body
 
     remaining, deadline = time_left
     request.extensions["timeout"] = httpx.Timeout(remaining).as_dict()
     owned = client is None
     if client is None:
-        client = _search_http.attempt_client(httpx.Timeout(remaining))
-    _search_http.start_attempt(deadline)
+        client = _deadline.attempt_client(httpx.Timeout(remaining))
+    _deadline.start_attempt(deadline)
     try:
         streamed = client.send(request, stream=True, follow_redirects=False)
         try:
-            body = _search_http.read_body(streamed, max_bytes + _ENVELOPE_BYTES, deadline)
+            body = read_body(streamed, max_bytes + _ENVELOPE_BYTES, deadline)
         finally:
             streamed.close()
     except ResponseTooLarge as error:
@@ -331,7 +332,7 @@ def _exchange(
             "try again later, or another source",
         ) from None
     finally:
-        _search_http.end_attempt()
+        _deadline.end_attempt()
         if owned:
             client.close()
     return streamed.status_code, body

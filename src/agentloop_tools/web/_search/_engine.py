@@ -284,7 +284,8 @@ class SearchEngine:
         import httpx
 
         from agentloop_tools._errors import ResponseTooLarge
-        from agentloop_tools.web._search import _http as _search_http
+        from agentloop_tools.web._net import _deadline
+        from agentloop_tools.web._net._body import read_body
 
         if self._spacer is not None:
             delay = self._spacer.delay()
@@ -298,11 +299,11 @@ class SearchEngine:
             "write": self.settings.deadline,
             "pool": self.settings.deadline,
         }
-        _search_http.start_attempt(ends)
+        _deadline.start_attempt(ends)
         try:
             streamed = client.send(request, stream=True, follow_redirects=False)
             try:
-                body = _search_http.read_body(streamed, self.settings.max_bytes, ends)
+                body = read_body(streamed, self.settings.max_bytes, ends)
             finally:
                 streamed.close()
         except (ResponseTooLarge, httpx.InvalidURL) as exc:
@@ -313,7 +314,7 @@ class SearchEngine:
             logger.info("%s: %s", self.backend.name, type(exc).__name__)
             return Outcome(None, exc, retry_error=isinstance(exc, httpx.TransportError))
         finally:
-            _search_http.end_attempt()
+            _deadline.end_attempt()
         # The body as read (decoded) in a response of its own, so nothing decodes it twice.
         headers = [
             (key, value)
@@ -429,7 +430,7 @@ class SearchEngine:
                 if self._client is None:
                     import httpx
 
-                    from agentloop_tools.web._search._http import attempt_client
+                    from agentloop_tools.web._net._deadline import attempt_client
 
                     timeout = httpx.Timeout(TIMEOUT_SECONDS, connect=CONNECT_TIMEOUT_SECONDS)
                     self._client = attempt_client(timeout)
