@@ -1,4 +1,9 @@
-"""Find the rule that covers a host in time independent of how many rules there are.
+"""Where a URL is judged against the rules: the rule index and its one verdict.
+
+:meth:`RuleIndex.judge` is the judgement every reader of a policy uses (``permits``,
+``match``, ``audit``, ``explain``, the text audit): an allowlist permits what an allow
+rule admits, a blocklist what no block rule covers, and the URLs a URL carries are
+judged too, down to :data:`NESTING`.
 
 Rules are filed under their host. A lookup walks the host's label suffixes
 (``a.b.example.com``, ``b.example.com``, ``example.com``, ``com``): one hash
@@ -14,7 +19,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from agentloop_tools.web._domains._rules import Rule
-from agentloop_tools.web._domains._url import Location
+from agentloop_tools.web._domains._url import Location, locate, nested_urls
+
+# How deep URLs carried inside URLs are followed (a redirector to a redirector...).
+NESTING = 3
 
 
 class _Table:
@@ -76,10 +84,39 @@ class RuleIndex:
         rule = self._find(location.host, location.is_ip, location.path, admitting=False)
         if rule is None and location.also_served_as:
             for other in location.also_served_as:
-                rule = self._find(other, _looks_like_ip(other), location.path, admitting=False)
+                rule = self._find(other, looks_like_ip(other), location.path, admitting=False)
                 if rule is not None:
                     break
         return rule
+
+    def verdict(self, location: Location | None, allow: bool) -> tuple[bool, str | None]:
+        """(permitted, the rule that admits or blocks it) of one reading of a URL.
+
+        Permitted if an allow rule matched (allowlist), or if no block rule matched
+        (blocklist). ``None`` (a URL that names no host) meets no rule.
+        """
+        if location is None:
+            rule = None
+        elif allow:
+            rule = self.admitting(location)
+        else:
+            rule = self.blocking(location)
+        return is_permitted(rule, allow), rule
+
+    def judge(self, url: str, allow: bool, depth: int = 0) -> tuple[bool, str | None]:
+        """(permitted, the rule that admits or blocks it) for a URL and the URLs it carries.
+
+        A redirector's target (``?url=https://...``) is judged too, to :data:`NESTING`
+        levels; the first refused one gives the verdict.
+        """
+        permitted, rule = self.verdict(locate(url), allow)
+        if depth >= NESTING or (not permitted and not allow):
+            return permitted, rule
+        for inner in nested_urls(url):
+            inner_permitted, inner_rule = self.judge(inner, allow, depth + 1)
+            if not inner_permitted:
+                return False, inner_rule
+        return permitted, rule
 
     def domain_rule(self, host: str) -> str | None:
         """The whole-host rule covering a plain domain name, or None (no path rules exist)."""
@@ -122,5 +159,12 @@ class RuleIndex:
         return host[dot + 1 :], dot
 
 
-def _looks_like_ip(host: str) -> bool:
+def is_permitted(rule: str | None, allow: bool) -> bool:
+    """The verdict of a match: an allowlist permits what an allow rule matched, a
+    blocklist what no block rule matched."""
+    return (rule is not None) == allow
+
+
+def looks_like_ip(host: str) -> bool:
+    """Whether another reading's host is an IP literal (an IPv6 one is bracketed)."""
     return host.startswith("[") or host.replace(".", "").isdigit()

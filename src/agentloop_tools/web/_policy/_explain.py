@@ -2,7 +2,8 @@
 
 Built on the readings the policy itself makes (``_url.locate`` and the hosts it carries,
 ``path_readings``, ``nested_urls``, the text scanner) and never a verdict of its own:
-the verdict of a URL is ``policy.permits(url)``, that of a text is whether
+the verdict of a URL and of each reading is the rule index's (``RuleIndex.judge`` and
+``RuleIndex.verdict``, as ``policy.permits`` judges), that of a text is whether
 ``policy.audit`` finds anything in it, so an explanation cannot disagree with the gate.
 The per-reading lines say where each host came from and which rule it meets.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Protocol
 
+from agentloop_tools.web._domains._index import NESTING, looks_like_ip
 from agentloop_tools.web._domains._url import (
     Location,
     as_url,
@@ -27,28 +29,19 @@ if TYPE_CHECKING:
 
     from agentloop.transcript import Message
 
-    from agentloop_tools.web._domains._index import RuleIndex
-    from agentloop_tools.web._policy._violation import Mode, Violation
+    from agentloop_tools.web._policy._view import PolicyView
+    from agentloop_tools.web._policy._violation import Violation
     from agentloop_tools.web._text._finder import Found
 
 # Bounds against hostile input: an explanation stays short whatever it is given.
 MAX_ITEMS = 200  # links and mentions explained in one text
 MAX_TEXT = 1_000_000  # characters of text read (the rest is not explained, and said so)
-_NESTING = 3  # as deep as the policy follows URLs inside URLs
 
 
-class DomainPolicy(Protocol):
-    """What an explanation reads of the policy (``DomainPolicy`` itself: a protocol here
-    so the policy can import this module without an import cycle)."""
-
-    _index: RuleIndex
-
-    @property
-    def mode(self) -> Mode: ...
-
-    def match(self, url_or_host: str) -> str | None: ...
-
-    def permits(self, url_or_host: str) -> bool: ...
+class Explained(Protocol):
+    """What an explanation reads of the ``DomainPolicy`` itself, besides its view: its
+    audit and its ``repr`` (a protocol so the policy can import this module without an
+    import cycle)."""
 
     def audit(self, transcript: Sequence[Message], *, since: int = 0) -> list[Violation]: ...
 
@@ -158,14 +151,14 @@ def _sentence(item: Explanation, policy: str | None = None) -> str:
     return sentence[:1].upper() + sentence[1:]
 
 
-def explain(policy: DomainPolicy, url_or_text: str) -> Explanation:
+def explain(policy: Explained, view: PolicyView, url_or_text: str) -> Explanation:
     """Explain a URL (one token that names a host) or a text (anything else)."""
     if not isinstance(url_or_text, str):
         raise TypeError(f"explain() takes a URL or a text (str), not {type(url_or_text).__name__}")
     candidate = url_or_text.strip()
     if candidate and not any(ch.isspace() for ch in candidate) and _one_url(candidate):
-        return explain_url(policy, candidate)
-    return explain_text(policy, url_or_text)
+        return explain_url(policy, view, candidate)
+    return explain_text(policy, view, url_or_text)
 
 
 def _one_url(word: str) -> bool:
@@ -183,14 +176,19 @@ def _one_url(word: str) -> bool:
 
 
 def explain_url(
-    policy: DomainPolicy, url: str, *, kind: str = "url", span: tuple[int, int] | None = None
+    policy: Explained,
+    view: PolicyView,
+    url: str,
+    *,
+    kind: str = "url",
+    span: tuple[int, int] | None = None,
 ) -> Explanation:
     from agentloop_tools.web._policy._verdict import verdict
 
-    permitted = policy.permits(url)
-    readings = tuple(_readings(policy, url, "WHATWG", 0))
-    rule = policy.match(url)
-    refused_by = None if permitted else _refusing_rule(policy, readings)
+    # The gate's own judgement: what permits(url) answers, with match(url)'s rule.
+    permitted, rule = view.judge(url)
+    readings = tuple(_readings(view, url, "WHATWG", 0))
+    refused_by = None if permitted else _refusing_rule(view, readings)
     return Explanation(
         subject=url,
         permitted=permitted,
@@ -203,8 +201,8 @@ def explain_url(
     )
 
 
-def _refusing_rule(policy: DomainPolicy, readings: tuple[Reading, ...]) -> str | None:
-    if policy.mode == "allow":
+def _refusing_rule(view: PolicyView, readings: tuple[Reading, ...]) -> str | None:
+    if view.allow:
         return None  # an allowlist refuses as "not on the allowlist"
     for reading in readings:
         if not reading.permitted and reading.rule:
@@ -212,16 +210,15 @@ def _refusing_rule(policy: DomainPolicy, readings: tuple[Reading, ...]) -> str |
     return None
 
 
-def _readings(policy: DomainPolicy, url: str, name: str, depth: int) -> list[Reading]:
-    allow = policy.mode == "allow"
+def _readings(view: PolicyView, url: str, name: str, depth: int) -> list[Reading]:
+    allow, index = view.allow, view.index
     location = locate(url)
     if location is None:
-        return [Reading(name, url, None, None, not allow, "names no host")]
+        return [Reading(name, url, None, None, index.verdict(None, allow)[0], "names no host")]
     out: list[Reading] = []
-    rule = _rule_for(policy, location)
-    permitted = (rule is not None) if allow else (rule is None)
-    own = _own_rule(policy, location)
-    notes = _notes(policy, location, rule, own)
+    permitted, rule = index.verdict(location, allow)
+    own = _own_rule(view, location)
+    notes = _notes(view, location, rule, own)
     out.append(Reading(name, url, location.host, rule, permitted, notes, host_rule=own))
     # As locate() reads them: a scheme-relative or bare URL is an http one to RFC 3986 too.
     rfc = set(rfc3986_hosts(as_url(url) or url)) if ("@" in url or "\\" in url) else set()
@@ -235,9 +232,8 @@ def _readings(policy: DomainPolicy, url: str, name: str, depth: int) -> list[Rea
             label, why = "IPv4 in IPv6", "the IPv4 address this IPv6 address reaches"
         else:
             label, why = "other reading", "another host the same request can reach"
-        alone = Location(other, location.path, _ip_like(other))
-        other_rule = _rule_for(policy, alone)
-        other_permitted = (other_rule is not None) if allow else (other_rule is None)
+        alone = Location(other, location.path, looks_like_ip(other))
+        other_permitted, other_rule = index.verdict(alone, allow)
         if allow:
             other_permitted = False  # an allowlist admits only the browser's own host
             why += "; an allowlist admits only the browser's reading"
@@ -245,10 +241,9 @@ def _readings(policy: DomainPolicy, url: str, name: str, depth: int) -> list[Rea
             Reading(label, url, other, other_rule, other_permitted, why, host_rule=other_rule)
         )
     plain, decoded = path_readings(location.path)
-    if decoded != plain and policy._index.has_path_rules:
+    if decoded != plain and index.has_path_rules:
         alone = Location(location.host, decoded, location.is_ip)
-        decoded_rule = _rule_for(policy, alone)
-        decoded_permitted = (decoded_rule is not None) if allow else (decoded_rule is None)
+        decoded_permitted, decoded_rule = index.verdict(alone, allow)
         out.append(
             Reading(
                 "decoded path",
@@ -260,21 +255,19 @@ def _readings(policy: DomainPolicy, url: str, name: str, depth: int) -> list[Rea
                 host_rule=decoded_rule,
             )
         )
-    if depth < _NESTING:
+    if depth < NESTING:
         for inner in nested_urls(url):
-            out.extend(_readings(policy, inner, "nested", depth + 1))
+            out.extend(_readings(view, inner, "nested", depth + 1))
     return out
 
 
-def _own_rule(policy: DomainPolicy, location: Location) -> str | None:
-    return _rule_for(policy, Location(location.host, location.path, location.is_ip))
+def _own_rule(view: PolicyView, location: Location) -> str | None:
+    """The rule this reading's host meets alone (no other reading of the request)."""
+    alone = Location(location.host, location.path, location.is_ip)
+    return view.index.verdict(alone, view.allow)[1]
 
 
-def _ip_like(host: str) -> bool:
-    return host.startswith("[") or host.replace(".", "").isdigit()
-
-
-def explain_text(policy: DomainPolicy, text: str) -> Explanation:
+def explain_text(policy: Explained, view: PolicyView, text: str) -> Explanation:
     """Every link and host name the scanner finds, each judged as the audit judges it."""
     from agentloop.transcript import Message, TextPart
 
@@ -293,13 +286,13 @@ def explain_text(policy: DomainPolicy, text: str) -> Explanation:
         if violation.span and violation.span[1] <= len(text)
     }
     found = _scan(text)
-    items, covered, cut = _explain_found(policy, found, flagged)
+    items, covered, cut = _explain_found(policy, view, found, flagged)
     if cut:
         truncated = (
             f"{truncated} Only the first {MAX_ITEMS} of {len(found)} links and mentions "
             "were explained."
         ).strip()
-    items.extend(_explain_decoded(policy, flagged, covered, items))
+    items.extend(_explain_decoded(policy, view, flagged, covered, items))
     items.sort(key=lambda item: item.span or (0, 0))
     return Explanation(
         subject=text,
@@ -314,7 +307,10 @@ def explain_text(policy: DomainPolicy, text: str) -> Explanation:
 
 
 def _explain_found(
-    policy: DomainPolicy, found: Sequence[Found], flagged: dict[tuple[int, int], Violation]
+    policy: Explained,
+    view: PolicyView,
+    found: Sequence[Found],
+    flagged: dict[tuple[int, int], Violation],
 ) -> tuple[list[Explanation], set[tuple[int, int]], bool]:
     """The scanner's links and mentions explained; whether the list was cut at MAX_ITEMS."""
     from agentloop_tools.web._policy._verdict import verdict
@@ -331,7 +327,7 @@ def _explain_found(
             return items, covered, True
         span = (item.start, item.end)
         hit = _overlapping(flagged, span)
-        readings = _found_readings(policy, item, hit is None)
+        readings = _found_readings(view, item, hit is None)
         if hit is not None:
             covered.add(hit.span or span)
         items.append(
@@ -349,12 +345,12 @@ def _explain_found(
     return items, covered, False
 
 
-def _found_readings(policy: DomainPolicy, item: Found, unflagged: bool) -> list[Reading]:
+def _found_readings(view: PolicyView, item: Found, unflagged: bool) -> list[Reading]:
     readings: list[Reading] = []
     for number, reading in enumerate(item.readings):
         first = "as written" if item.kind == "mention" else "WHATWG"
-        readings.extend(_readings(policy, reading, first if number == 0 else "renderer", 0))
-    if unflagged and item.kind == "mention" and policy.mode == "allow":
+        readings.extend(_readings(view, reading, first if number == 0 else "renderer", 0))
+    if unflagged and item.kind == "mention" and view.allow:
         note = (
             "a bare host name that is no link: an allowlist judges links and the hosts a "
             "linkifier renders (bare_hosts=True judges every one)"
@@ -366,7 +362,8 @@ def _found_readings(policy: DomainPolicy, item: Found, unflagged: bool) -> list[
 
 
 def _explain_decoded(
-    policy: DomainPolicy,
+    policy: Explained,
+    view: PolicyView,
     flagged: dict[tuple[int, int], Violation],
     covered: set[tuple[int, int]],
     items: list[Explanation],
@@ -383,7 +380,7 @@ def _explain_decoded(
             Explanation(
                 subject=violation.url,
                 permitted=False,
-                readings=tuple(_readings(policy, _decoded(violation.url), "decoded", 0)),
+                readings=tuple(_readings(view, _decoded(violation.url), "decoded", 0)),
                 verdict=violation.verdict,
                 kind="url",
                 policy=repr(policy),
@@ -394,10 +391,10 @@ def _explain_decoded(
     return extra
 
 
-def _notes(policy: DomainPolicy, location: Location, rule: str | None, own: str | None) -> str:
+def _notes(view: PolicyView, location: Location, rule: str | None, own: str | None) -> str:
     """Why the browser's reading got its verdict, in words (``own``: the rule its host
     meets alone)."""
-    allow = policy.mode == "allow"
+    allow = view.allow
     notes = []
     if not location.valid:
         notes.append("a browser refuses this URL; the host is a best-effort reading")
@@ -410,7 +407,7 @@ def _notes(policy: DomainPolicy, location: Location, rule: str | None, own: str 
     if allow and rule is None and location.valid and location.agreed:
         notes.append(
             "an allow rule names this host, but not this path"
-            if _names_host(policy, location.host)
+            if _names_host(view, location.host)
             else "no allow rule names this host"
         )
     if not allow and rule is not None and own is None:
@@ -418,7 +415,8 @@ def _notes(policy: DomainPolicy, location: Location, rule: str | None, own: str 
             (
                 host
                 for host in location.also_served_as
-                if _rule_for(policy, Location(host, location.path, _ip_like(host))) == rule
+                if view.index.verdict(Location(host, location.path, looks_like_ip(host)), allow)[1]
+                == rule
             ),
             None,
         )
@@ -427,10 +425,10 @@ def _notes(policy: DomainPolicy, location: Location, rule: str | None, own: str 
     return "; ".join(notes)
 
 
-def _names_host(policy: DomainPolicy, host: str) -> bool:
+def _names_host(view: PolicyView, host: str) -> bool:
     """Whether a path rule of the allowlist is for ``host`` (or a domain above it)."""
     return any(
-        host == ruled or host.endswith("." + ruled) for ruled in policy._index.path_rule_hosts()
+        host == ruled or host.endswith("." + ruled) for ruled in view.index.path_rule_hosts()
     )
 
 
@@ -454,15 +452,6 @@ def _overlapping(
         if _overlaps(other, span):
             return violation
     return None
-
-
-def _rule_for(policy: DomainPolicy, location: Location | None) -> str | None:
-    """The rule that admits (allowlist) or blocks (blocklist) one location, if any."""
-    if location is None:
-        return None
-    if policy.mode == "allow":
-        return policy._index.admitting(location)
-    return policy._index.blocking(location)
 
 
 def _scan(text: str) -> list[Found]:

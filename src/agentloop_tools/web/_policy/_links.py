@@ -66,7 +66,7 @@ class Link:
 
 # An allowlist that admits nothing and judges links only (not the hosts of commands):
 # every link the allowlist audit would judge is then a finding, with its span.
-_READER = TextAudit("allow", RuleIndex(()), lambda url: (False, None), commands=False)
+_READER = TextAudit("allow", RuleIndex(()), commands=False)
 
 
 def links(transcript: Transcript | Sequence[Message], *, since: int = 0) -> list[Link]:

@@ -14,18 +14,16 @@ from typing import TYPE_CHECKING, Any
 from agentloop import HostedTool, Transcript
 from agentloop.transcript import Message, TextPart
 
-from agentloop_tools.web._domains._index import RuleIndex
 from agentloop_tools.web._domains._rules import Rule, parse_rules
-from agentloop_tools.web._domains._url import locate, nested_urls
 from agentloop_tools.web._hosted_search import native_web_search
-from agentloop_tools.web._policy._text_audit import TextAudit
+from agentloop_tools.web._policy._view import policy_view
 from agentloop_tools.web._policy._violation import Mode, Violation, Where
 from agentloop_tools.web._transcript._evidence import message_sources
 from agentloop_tools.web._transcript._fetch_format import reached
 from agentloop_tools.web._transcript._messages import messages_of, start_index
 from agentloop_tools.web._transcript._tool_results import search_call_urls, search_sources
 
-__all__ = ["DomainPolicy", "Mode", "Violation", "Where", "robots_policy"]
+__all__ = ["DomainPolicy", "Mode", "Violation", "Where", "audit_text", "robots_policy"]
 
 if TYPE_CHECKING:
     from agentloop_tools.web._policy._explain import Explanation
@@ -37,7 +35,9 @@ class DomainPolicy:
     Build one with :meth:`allow` or :meth:`block`; the constructor is private.
     """
 
-    __slots__ = ("_bare_hosts", "_domains", "_index", "_mode", "_text_audit")
+    # _view: what explain and audit_text read (the index, the text audit), so that no
+    # module reads the policy's other private attributes.
+    __slots__ = ("_bare_hosts", "_domains", "_mode", "_view")
 
     def __init__(
         self,
@@ -52,8 +52,7 @@ class DomainPolicy:
         self._mode: Mode = mode
         self._bare_hosts = bare_hosts
         self._domains = tuple(rule.text for rule in rules)
-        self._index = RuleIndex(rules)
-        self._text_audit = TextAudit(mode, self._index, self._judge, bare_hosts=bare_hosts)
+        self._view = policy_view(mode, rules, bare_hosts=bare_hosts)
 
     @classmethod
     def allow(cls, domains: Iterable[str], *, bare_hosts: bool = False) -> DomainPolicy:
@@ -139,8 +138,8 @@ class DomainPolicy:
         """
         if not isinstance(url_or_host, str):
             return None
-        permitted, rule = self._judge(url_or_host)
-        return rule if permitted is (self._mode == "allow") else None
+        permitted, rule = self._view.judge(url_or_host)
+        return rule if permitted is self._view.allow else None
 
     def permits(self, url_or_host: str) -> bool:
         """Whether the policy lets an agent reach ``url_or_host``. Never raises.
@@ -154,7 +153,7 @@ class DomainPolicy:
         """
         if not isinstance(url_or_host, str):
             return self._mode == "block"
-        return self._judge(url_or_host)[0]
+        return self._view.judge(url_or_host)[0]
 
     def explain(self, url_or_text: str) -> Explanation:
         """Why this policy permits or refuses a URL, or each link and mention in a text.
@@ -165,7 +164,7 @@ class DomainPolicy:
         """
         from agentloop_tools.web._policy._explain import explain
 
-        return explain(self, url_or_text)
+        return explain(self, self._view, url_or_text)
 
     def audit(
         self, transcript: Transcript | Sequence[Message], *, since: int = 0
@@ -187,7 +186,7 @@ class DomainPolicy:
         robots: DomainPolicy | None = None
 
         def judge(policy: DomainPolicy, url: str, where: Where, refused: bool = False) -> None:
-            permitted, rule = policy._judge(url)
+            permitted, rule = policy._view.judge(url)
             if not permitted:
                 violations.append(Violation(url, where, index, rule, refused=refused))
 
@@ -211,34 +210,20 @@ class DomainPolicy:
                         judge(self, citation.url, "citation")
             if message.role == "assistant":
                 texts = [part.text for part in message.content if isinstance(part, TextPart)]
-                violations.extend(self._text_audit.parts(texts, index))
+                violations.extend(self._view.text_audit.parts(texts, index))
         return violations
 
-    def _judge(self, url: str, depth: int = 0) -> tuple[bool, str | None]:
-        """(permitted, the rule that admits or blocks it) for a URL and the URLs it carries.
 
-        A redirector's target (``?url=https://...``) is judged too, to a bounded depth.
-        """
-        location = locate(url)
-        if location is None:
-            rule = None
-        elif self._mode == "allow":
-            rule = self._index.admitting(location)
-        else:
-            rule = self._index.blocking(location)
-        permitted = (rule is not None) if self._mode == "allow" else (rule is None)
-        if depth >= _NESTING or (not permitted and self._mode == "block"):
-            return permitted, rule
-        for inner in nested_urls(url):
-            inner_permitted, inner_rule = self._judge(inner, depth + 1)
-            if not inner_permitted:
-                return False, inner_rule
-        return permitted, rule
-
-
-# How deep URLs carried inside URLs are followed (a redirector to a redirector...).
-_NESTING = 3
 _TOKEN = object()
+
+
+def audit_text(policy: DomainPolicy, text: str, index: int = 0) -> list[Violation]:
+    """Every link (and, for a blocklist, mention) in ``text`` the policy refuses, with spans.
+
+    One text, as ``DomainPolicy.audit`` reads an answer's joined text parts; the
+    violations say ``where="text"`` and ``message_index=index``.
+    """
+    return policy._view.text_audit.text(text, index)
 
 
 def robots_policy(policy: DomainPolicy) -> DomainPolicy:

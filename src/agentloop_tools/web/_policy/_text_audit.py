@@ -14,9 +14,9 @@ import re
 from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
-from agentloop_tools.web._domains._index import RuleIndex
+from agentloop_tools.web._domains._index import RuleIndex, is_permitted
 from agentloop_tools.web._domains._url import locate, nested_urls, quick_host
 from agentloop_tools.web._policy._seams import WINDOW, seam_windows
 from agentloop_tools.web._policy._violation import Mode, Violation
@@ -28,50 +28,31 @@ from agentloop_tools.web._text._literals import Replacement, literal_readings, r
 from agentloop_tools.web._text._markup import Decoded, decode, layout
 from agentloop_tools.web._text._prefilter import RuleFinder
 
-# (permitted, the rule that admits or blocks it) of one URL and the URLs it carries.
-type Judge = Callable[[str], tuple[bool, str | None]]
 # A finding's rule (None: not on the allowlist), or False when the policy permits it.
 type Ruling = str | Literal[False] | None
 type _Flagged = tuple[int, int, str, str | None, bool]
 
 
-class Audited(Protocol):
-    """What :func:`audit_text` needs of a policy: its text audit."""
-
-    @property
-    def _text_audit(self) -> TextAudit: ...
-
-
-def audit_text(policy: Audited, text: str, index: int = 0) -> list[Violation]:
-    """Every link (and, for a blocklist, mention) in ``text`` the policy refuses, with spans.
-
-    One text, as ``DomainPolicy.audit`` reads an answer's joined text parts; the
-    violations say ``where="text"`` and ``message_index=index``.
-    """
-    return policy._text_audit.text(text, index)
-
-
 class TextAudit:
-    """The text audit of one policy: its mode, its rules and how it judges a URL.
+    """The text audit of one policy: its mode and its rules, which judge each URL found.
 
     ``commands=False`` leaves out the hosts shell commands contact (an allowlist
     judges them by default): :func:`links` reads links only.
     """
 
-    __slots__ = ("_bare_hosts", "_commands", "_finder", "_index", "_judge", "_mode")
+    __slots__ = ("_allow", "_bare_hosts", "_commands", "_finder", "_index", "_mode")
 
     def __init__(
         self,
         mode: Mode,
         index: RuleIndex,
-        judge: Judge,
         *,
         bare_hosts: bool = False,
         commands: bool = True,
     ) -> None:
         self._mode: Mode = mode
+        self._allow = mode == "allow"
         self._index = index
-        self._judge = judge
         self._bare_hosts = bare_hosts
         self._commands = commands
         self._finder: RuleFinder | None = None  # built at the first audit that needs it
@@ -331,10 +312,8 @@ class TextAudit:
             host = quick_host(found.readings[0])
             if host is not None:
                 rule = self._index.domain_rule(host)
-                if self._mode == "allow":
-                    return False if rule is not None else None
-                return rule if rule is not None else False
-        if self._mode == "allow":
+                return False if is_permitted(rule, self._allow) else rule
+        if self._allow:
             # Every reading must be admitted: "https://evil.net'.python.org/" is a
             # python.org host to a browser and a link to evil.net to a renderer.
             written = found.readings[0]
@@ -345,12 +324,12 @@ class TextAudit:
                     continue  # relative links and mailto: reach no host
                 if has_deleted(reading):
                     return None  # browsers delete it from the host, markdown-it keeps it
-                if not self._judge(reading)[0]:
+                if not self._index.judge(reading, True)[0]:
                     return None
             return False
         for reading in found.readings:
             # A redirect's target counts, however it is escaped ("?to=https%253A%252F...").
-            permitted, rule = self._judge(reading)
+            permitted, rule = self._index.judge(reading, False)
             if not permitted:
                 return rule
         return False
@@ -359,8 +338,6 @@ class TextAudit:
 # What comes just before a URL that only a browser or a markdown renderer reads: an
 # href or src attribute value, or a markdown link destination.
 _DESTINATION_BEFORE = re.compile(r"""(?:\b(?:href|src)\s*=\s*["']?|\]\(\s*<?)$""", re.IGNORECASE)
-# How deep URLs carried inside URLs are followed (a redirector to a redirector...).
-_NESTING = 3
 
 
 class _Spans:

@@ -25,7 +25,7 @@ from datetime import date
 from typing import TYPE_CHECKING
 
 from agentloop_tools.web._domains._url import MAX_URL_LENGTH
-from agentloop_tools.web._policy._text_audit import audit_text
+from agentloop_tools.web._policy._policy import audit_text
 from agentloop_tools.web._text._destinations import link_destinations, shown_link
 from agentloop_tools.web._transcript._search_format import MARKER
 
