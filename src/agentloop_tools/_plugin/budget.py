@@ -70,13 +70,15 @@ CAPPED = pytest.StashKey[str]()  # the spend cap refused one of the test's reque
 
 def default_budget(config: pytest.Config) -> Budget | None:
     """The ``agentloop_budget`` ini key, checked now: a bad one stops the run."""
-    from agentloop_tools.testing._budget import parse_limits
-
     text = str(config.getini(BUDGET_INI) or "").strip()
     if not text:
         if BUDGET_INI in ini_keys_written(config):
             raise pytest.UsageError(empty_budget_key(BUDGET_INI))
         return None
+    # Imported only for a key that is set: it loads agentloop, which costs a run that
+    # sets no budget its collection time.
+    from agentloop_tools.testing._budget import parse_limits
+
     where = f"ini key {BUDGET_INI}"
     try:
         limits = parse_limits(text, where)
