@@ -20,11 +20,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from agentloop_tools._plugin.scope import (
-    BUDGET_INI,
     BUDGET_KEYWORDS,
     BUDGET_MARKER_LINE,
     DRIFT_CHOICES,
-    DRIFT_INI,
     DRIFT_OPTION,
     EVIDENCE,
     FAULTS_KEYWORDS,
@@ -34,13 +32,13 @@ from agentloop_tools._plugin.scope import (
     FROM_SCRIPTS_OPTION,
     GUARD_FIXTURE,
     HTML_REPORT_OPTION,
+    INI_KEYS,
     MARKER_KEYWORDS,
     MARKER_LINE,
     PROPERTY_PREFIX,
     PROVIDER_OPTION,
     RECORD_BUDGET_OPTION,
     RECORD_IN_CI_OPTION,
-    REFUSED_ATTEMPTS_INI,
     REFUSED_ATTEMPTS_OPTION,
     REPORT_OPTION,
     SESSION_NAME,
@@ -224,70 +222,10 @@ def _add_record_budget(group: pytest.OptionGroup) -> None:
 
 
 def _add_ini_keys(parser: pytest.Parser) -> None:
-    parser.addini("agentloop_provider", "Default provider for agentloop_agent.", default="")
-    parser.addini(
-        "agentloop_allow_domains",
-        "Project-wide default domain allowlist: every test's agent evidence is audited.",
-        type="linelist",
-        default=None,  # unset is None, written empty is []: an empty key is an error
-    )
-    parser.addini(
-        "agentloop_block_domains",
-        "Project-wide default domain blocklist: every test's agent evidence is audited.",
-        type="linelist",
-        default=None,  # unset is None, written empty is []: an empty key is an error
-    )
-    parser.addini(
-        "agentloop_policy_file",
-        "A TOML file (relative to the rootdir) holding the project-wide allow = [...] or "
-        "block = [...] list.",
-        default=None,
-    )
-    parser.addini(
-        "agentloop_search_backend",
-        "The search backend agentloop_env names (WEB_SEARCH_BACKEND) in replay, when the "
-        "cassette alone cannot tell, and when recording from scripts "
-        "(--agentloop-from-scripts): brave, tavily, exa, searxng, or one you registered.",
-        default="",
-    )
-    parser.addini(
-        "agentloop_max_cassette_age",
-        "Replayed cassettes older than this (90d, 12w) warn or fail "
-        "(agentloop_cassette_age_action).",
-        default="",
-    )
-    parser.addini(
-        "agentloop_cassette_age_action",
-        "What an old cassette does: warn (default) or fail.",
-        default="warn",
-    )
-    parser.addini(
-        REFUSED_ATTEMPTS_INI,
-        "How a URL web_fetch refused before requesting it counts: report (default) or fail.",
-        default="",
-    )
-    parser.addini(
-        "agentloop_volatile_fields",
-        "Request body fields ignored when matching cassettes (dotted paths, * for lists).",
-        type="linelist",
-        default=[],
-    )
-    _add_budget_and_drift_ini_keys(parser)
-
-
-def _add_budget_and_drift_ini_keys(parser: pytest.Parser) -> None:
-    parser.addini(
-        DRIFT_INI,
-        "Whether evidence drift of a re-recorded cassette fails the run: report (default), "
-        "fail-on-domains or fail-on-evidence.",
-        default="",
-    )
-    parser.addini(
-        BUDGET_INI,
-        "Every agent test's default budget (searches=5, output_tokens=2000); an "
-        "agent_budget marker's limits replace it for the counters the marker names.",
-        default="",
-    )
+    for key in INI_KEYS:
+        # A list default is made anew for each run: pytest hands it to getini's callers.
+        default = list(key.default) if isinstance(key.default, tuple) else key.default
+        parser.addini(key.name, key.help, type=key.type, default=default)
 
 
 def pytest_configure(config: pytest.Config) -> None:

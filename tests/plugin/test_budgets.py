@@ -322,6 +322,26 @@ def test_an_ini_key_written_empty_stops_the_run(project: pytest.Pytester) -> Non
     result.stderr.fnmatch_lines(["ERROR: ini key agentloop_budget is written with no limit*"])
 
 
+def test_a_run_with_no_budget_key_does_not_load_the_testing_library_to_start(
+    project: pytest.Pytester,
+) -> None:
+    # Collection time: the key's reader loads agentloop, which a run that sets no
+    # budget must not pay for when the plugin starts.
+    project.makeconftest(
+        """
+import sys
+
+def pytest_sessionstart(session):
+    loaded = "agentloop_tools.testing" in sys.modules
+    print("TESTING LOADED AT START:", loaded)
+"""
+    )
+    project.makepyfile("def test_plain():\n    pass\n")
+    result = project.runpytest_subprocess("-s", "--agentloop-report", "report.json")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*TESTING LOADED AT START: False*"])
+
+
 # The recording spend cap ------------------------------------------------------------------
 
 CAPPED_TESTS = """

@@ -9,29 +9,22 @@ the JSON responses are compared; the whole-cassette test reads streamed (SSE) on
 
 from __future__ import annotations
 
-import functools
 import json
-import os
 import re
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-import yaml
 from agentloop import Transcript
 from agentloop.transcript import TextPart
 
-from agentloop_tools.cassettes import Reader, read_cassette
+from agentloop_tools.cassettes import read_cassette
 from agentloop_tools.testing import AgentloopEvidence
 from agentloop_tools.web import DomainPolicy, Violation, citations, sources
 from agentloop_tools.web._domains._url import locate
+from tests.recorded import FOLDER, interactions, provider_of, read_alone
 
-FOLDER = Path(
-    os.environ.get("AGENTLOOP_TOOLS_REAL_CASSETTES")
-    or Path(__file__).parents[3] / "shared" / "real-cassettes"
-)
 pytestmark = pytest.mark.skipif(
     not (FOLDER / "PROVENANCE.md").is_file(), reason=f"real cassettes not found at {FOLDER}"
 )
@@ -49,20 +42,6 @@ def oracles() -> dict[str, dict[str, Any]]:
 
 
 ORACLES = oracles() if (FOLDER / "PROVENANCE.md").is_file() else {}
-
-
-def provider_of(uri: str) -> str | None:
-    if "/messages" in uri:
-        return "anthropic"
-    if uri.rstrip("/").endswith("/responses"):
-        return "openai"
-    return None
-
-
-@functools.cache
-def interactions(name: str) -> list[dict[str, Any]]:
-    data = yaml.safe_load((FOLDER / name).read_text(encoding="utf-8"))
-    return list(data["interactions"])
 
 
 def json_body(interaction: dict[str, Any]) -> dict[str, Any] | None:
@@ -100,28 +79,8 @@ def test_most_real_json_responses_are_covered() -> None:
 
 @pytest.fixture(scope="module")
 def answer(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str, int], Transcript]:
-    """The transcript the public reader makes of one recorded interaction, alone.
-
-    The interaction is written, as recorded, to a cassette of its own, so its request's
-    history and its response are read exactly as ``agentloop-tools`` reads any cassette;
-    the response is the transcript's last message.
-    """
-    folder = tmp_path_factory.mktemp("one-interaction")
-    reader = Reader()
-
-    @functools.cache
-    def read(name: str, index: int) -> Transcript:
-        path = folder / f"{index}-{name}"
-        document = {"version": 1, "interactions": [interactions(name)[index]]}
-        path.write_text(yaml.safe_dump(document), encoding="utf-8")
-        reading = reader.cassette(path)
-        assert reading.problems == []
-        [transcript] = reading.transcripts
-        assert transcript.messages[-1].role == "assistant"
-        assert reading.interactions[0][-1] == 0, "the last message is the recorded response"
-        return transcript
-
-    return read
+    """The transcript the public reader makes of one recorded interaction, alone."""
+    return read_alone(tmp_path_factory.mktemp("one-interaction"))
 
 
 @pytest.mark.agentloop_06

@@ -9,20 +9,18 @@ folder is absent, as the other real-cassette tests do.
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 from collections.abc import Callable
 from typing import Any
 
 import pytest
-import yaml
 from agentloop import Transcript
 
-from agentloop_tools.cassettes import Reader, read_cassette
+from agentloop_tools.cassettes import read_cassette
 from agentloop_tools.testing import AgentloopEvidence, assert_tool_calls, tool_call
 from agentloop_tools.web import ToolCall, tool_calls
-from tests.web.test_real_cassettes import FOLDER, interactions, provider_of
+from tests.recorded import FOLDER, interactions, provider_of, read_alone
 
 pytestmark = [
     pytest.mark.skipif(
@@ -84,21 +82,7 @@ def asked(call: ToolCall) -> tuple[str, str | None]:
 def response(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str, int], Transcript]:
     """The transcript of one recorded interaction read alone; its last message is the
     recorded response (JSON or a rebuilt stream)."""
-    folder = tmp_path_factory.mktemp("one-response")
-    reader = Reader()
-
-    @functools.cache
-    def read(name: str, index: int) -> Transcript:
-        path = folder / f"{index}-{name}"
-        document = {"version": 1, "interactions": [interactions(name)[index]]}
-        path.write_text(yaml.safe_dump(document), encoding="utf-8")
-        reading = reader.cassette(path)
-        assert reading.problems == []
-        [transcript] = reading.transcripts
-        assert transcript.messages[-1].role == "assistant"
-        return transcript
-
-    return read
+    return read_alone(tmp_path_factory.mktemp("one-response"))
 
 
 def test_the_oracle_covers_both_providers_and_every_kind_of_call() -> None:

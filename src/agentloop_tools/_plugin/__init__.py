@@ -11,6 +11,7 @@ that uses the plugin, read from the top down:
 - ``policies``: the project policy and the ``domain_policy`` markers, read and checked.
 - ``faults``: the ``web_faults`` markers, read and checked (the faults are the core's).
 - ``budget``: the ``agent_budget`` markers and ini key, and the recording spend cap.
+- ``markers``: our markers on a test's path, found and placed one way for all three.
 - ``cassette``: the only module that touches vcrpy's and pytest-recording's internals.
 - ``replay_speed``: cassettes parsed once per run, absent HTTP libraries skipped.
 - ``network``: provider traffic kept local (host guards, replay clients, no backoff).

@@ -21,18 +21,15 @@ import pytest
 
 from agentloop_tools._docs import docs_url
 from agentloop_tools._plugin.failures import fail
-from agentloop_tools._plugin.policies import markers_are_ours
+from agentloop_tools._plugin.markers import Placed, markers_are_ours, on_path
 from agentloop_tools._plugin.scope import (
     BUDGET_INI,
-    BUDGET_KEYWORDS,
     BUDGET_MARKER_NAME,
     RECORD_BUDGET_OPTION,
     ini_keys_written,
 )
 
 if TYPE_CHECKING:
-    from _pytest.nodes import Node
-
     from agentloop_tools.testing import AgentloopEvidence
 
 _EXAMPLE = "e.g. @pytest.mark.agent_budget(searches=5, output_tokens=2000)"
@@ -73,13 +70,15 @@ CAPPED = pytest.StashKey[str]()  # the spend cap refused one of the test's reque
 
 def default_budget(config: pytest.Config) -> Budget | None:
     """The ``agentloop_budget`` ini key, checked now: a bad one stops the run."""
-    from agentloop_tools.testing._budget import parse_limits
-
     text = str(config.getini(BUDGET_INI) or "").strip()
     if not text:
         if BUDGET_INI in ini_keys_written(config):
             raise pytest.UsageError(empty_budget_key(BUDGET_INI))
         return None
+    # Imported only for a key that is set: it loads agentloop, which costs a run that
+    # sets no budget its collection time.
+    from agentloop_tools.testing._budget import parse_limits
+
     where = f"ini key {BUDGET_INI}"
     try:
         limits = parse_limits(text, where)
@@ -88,30 +87,21 @@ def default_budget(config: pytest.Config) -> Budget | None:
     return Budget(limits, dict.fromkeys(limits, where))
 
 
-def budget_is_ours(item: pytest.Item) -> bool:
-    """Whether the test's ``agent_budget`` markers are ours; a clash is an error."""
-    return markers_are_ours(item, BUDGET_MARKER_NAME, BUDGET_KEYWORDS)
-
-
 def read_budget(item: pytest.Item) -> Budget:
     """Every ``agent_budget`` marker on the test's path, checked; the closest one's
     limit wins for each counter it names."""
-    marked = list(item.iter_markers_with_node(BUDGET_MARKER_NAME))
-    nodes = [node for node, _ in marked]
     budget: Budget | None = None
-    for node, mark in reversed(marked):  # farthest first: each closer one replaces
-        if nodes.count(node) > 1:
-            raise pytest.UsageError(stacked_budget(item.nodeid, _node_name(item, node)))
-        budget = _read_one(item, node, mark).then(budget)
+    # Farthest first: each closer one replaces.
+    for placed in reversed(on_path(item, BUDGET_MARKER_NAME, stacked_budget)):
+        budget = _read_one(placed).then(budget)
     assert budget is not None  # read only for a test that carries the marker
     return budget
 
 
-def _read_one(item: pytest.Item, node: Node, mark: pytest.Mark) -> Budget:
+def _read_one(placed: Placed) -> Budget:
     from agentloop_tools.testing._budget import check_limits
 
-    on = "" if node is item else f" (on {_node_name(item, node)})"
-    where = f"@pytest.mark.{BUDGET_MARKER_NAME} on {item.nodeid}{on}"
+    where, mark = placed.where, placed.mark
     if mark.args:
         raise pytest.UsageError(
             f"{where}: pass keyword arguments only, one limit per counter ({_EXAMPLE})."
@@ -121,16 +111,6 @@ def _read_one(item: pytest.Item, node: Node, mark: pytest.Mark) -> Budget:
     except (TypeError, ValueError) as error:
         raise pytest.UsageError(bad_budget(str(error))) from None
     return Budget(limits, dict.fromkeys(limits, where))
-
-
-def _node_name(item: pytest.Item, node: Node) -> str:
-    if node is item:
-        return "the test"
-    if isinstance(node, pytest.Class):
-        return f"its class {node.name}"
-    if isinstance(node, pytest.Module):
-        return f"its module {node.name}"
-    return node.nodeid
 
 
 def check_budget(
@@ -381,7 +361,7 @@ def read_test_budget(item: pytest.Item, default: Budget | None) -> str | None:
     the evidence fixture, which the budget is read from."""
     if item.get_closest_marker(BUDGET_MARKER_NAME) is not None and BUDGET not in item.stash:
         try:
-            if budget_is_ours(item):
+            if markers_are_ours(item, BUDGET_MARKER_NAME):
                 item.stash[BUDGET] = read_budget(item)
         except pytest.UsageError as error:
             return str(error)

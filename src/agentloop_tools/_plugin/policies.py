@@ -13,17 +13,14 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import pytest
 
 from agentloop_tools._plugin import messages
+from agentloop_tools._plugin.markers import Placed, on_path
 from agentloop_tools._plugin.scope import (
-    MARKER_KEYWORDS,
     MARKER_NAME,
     PLUGIN_INI_KEYS,
     ini_keys_written,
-    project_owns_marker,
 )
 
 if TYPE_CHECKING:
-    from _pytest.nodes import Node
-
     from agentloop_tools._config import ProjectPolicy
     from agentloop_tools.web import DomainPolicy, Violation
 
@@ -183,26 +180,6 @@ def refuse_unknown_ini_keys(config: pytest.Config) -> None:
             )
 
 
-def markers_are_ours(item: pytest.Item, name: str, keywords: frozenset[str]) -> bool:
-    """Whether the test's markers called ``name`` are ours to read; a clash is an error.
-
-    A project that registered a marker of that name itself owns it: its markers are left
-    alone, unless one carries our keywords, and then which is meant is not ours to guess.
-    """
-    if not project_owns_marker(item.config, name):
-        return True
-    for mark in item.iter_markers(name):
-        ours = sorted(keywords.intersection(mark.kwargs))
-        if ours:
-            raise pytest.UsageError(messages.marker_clash(item.nodeid, name, ours))
-    return False
-
-
-def marker_clash(item: pytest.Item) -> bool:
-    """Whether the test's ``domain_policy`` markers are ours to read; a clash is an error."""
-    return markers_are_ours(item, MARKER_NAME, MARKER_KEYWORDS)
-
-
 def read_marker(item: pytest.Item) -> Marker:
     """The test's markers: every one on its path (function, class, module), each checked.
 
@@ -215,27 +192,23 @@ def read_marker(item: pytest.Item) -> Marker:
     ``refused_attempts`` is ``"fail"`` when any marker on the path says so, beyond a
     ``replace=True`` one too (that replaces the lists, not this): it narrows, never lifts.
     """
-    marked = list(item.iter_markers_with_node(MARKER_NAME))
-    assert marked, "read_marker is only called for marked tests"
-    read = [(node, marker, _read_one(item, node, marker)) for node, marker in marked]
-    nodes = [node for node, _ in marked]
-    for node in nodes:
-        if nodes.count(node) > 1:
-            raise pytest.UsageError(messages.stacked_markers(item.nodeid, _node_name(item, node)))
+    placed = on_path(item, MARKER_NAME, messages.stacked_markers)
+    assert placed, "read_marker is only called for marked tests"
+    read = [(one, _read_one(one)) for one in placed]
     layers: list[Layer] = []
     require: bool | None = None
     replace = False
-    for node, marker, (policy, require_evidence, replaces, _) in read:
-        on = "" if len(read) == 1 else f" on {_node_name(item, node)}"
+    for one, (policy, require_evidence, replaces, _) in read:
+        on = "" if len(read) == 1 else f" on {one.place}"
         layers.append(Layer(policy, f"the domain_policy marker{on}"))
-        if require is None and "require_evidence" in marker.kwargs:
+        if require is None and "require_evidence" in one.mark.kwargs:
             require = require_evidence
         if replaces:
             replace = True
             break
-    failing = [node for node, _, read_one in read if read_one[3] == "fail"]
+    failing = [one for one, read_one in read if read_one[3] == "fail"]
     refused_from = (
-        f"refused_attempts='fail' on the domain_policy marker of {_node_name(item, failing[0])}"
+        f"refused_attempts='fail' on the domain_policy marker of {failing[0].place}"
         if failing
         else None
     )
@@ -248,15 +221,12 @@ def read_marker(item: pytest.Item) -> Marker:
     )
 
 
-def _read_one(
-    item: pytest.Item, node: Node, marker: pytest.Mark
-) -> tuple[DomainPolicy, bool, bool, str]:
+def _read_one(placed: Placed) -> tuple[DomainPolicy, bool, bool, str]:
     """One ``domain_policy`` marker, or a usage error naming the test, the marker and the fix."""
     from agentloop_tools._config import build_policy
     from agentloop_tools._errors import ConfigError
 
-    on = "" if node is item else f" (on {_node_name(item, node)})"
-    where = f"@pytest.mark.domain_policy on {item.nodeid}{on}"
+    where, marker = placed.where, placed.mark
     example = "e.g. @pytest.mark.domain_policy(allow=['python.org'])"
     if marker.args:
         raise pytest.UsageError(
@@ -296,13 +266,3 @@ def _read_one(
             f"({example})."
         )
     return policy, bool(options.require_evidence), bool(options.replace), refused
-
-
-def _node_name(item: pytest.Item, node: Node) -> str:
-    if node is item:
-        return "the test"
-    if isinstance(node, pytest.Class):
-        return f"its class {node.name}"
-    if isinstance(node, pytest.Module):
-        return f"its module {node.name}"
-    return f"{node.nodeid}"

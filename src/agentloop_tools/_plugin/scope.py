@@ -16,7 +16,7 @@ files are probed for the bytes ``agentloop`` before anything is parsed.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 import pytest
 
@@ -63,22 +63,14 @@ BUDGET_MARKER_LINE = (
     "recorded usage when replaying; over budget, or a limited counter the provider did "
     "not report, fails the test (agentloop-tools' testing guide)."
 )
+# Our markers, each with the keywords that make it ours (on a marker the project
+# registered itself too: then it is a clash).
+OUR_MARKERS = {
+    MARKER_NAME: MARKER_KEYWORDS,
+    FAULTS_MARKER_NAME: FAULTS_KEYWORDS,
+    BUDGET_MARKER_NAME: BUDGET_KEYWORDS,
+}
 BUDGET_INI = "agentloop_budget"
-# Every ini key the plugin registers: a near miss of one, or any other agentloop_* key,
-# is a usage error (an unknown key is only a warning to pytest, and a lost policy).
-PLUGIN_INI_KEYS = (
-    "agentloop_provider",
-    "agentloop_allow_domains",
-    "agentloop_block_domains",
-    "agentloop_policy_file",
-    "agentloop_search_backend",
-    "agentloop_max_cassette_age",
-    "agentloop_cassette_age_action",
-    "agentloop_volatile_fields",
-    "agentloop_refused_attempts",
-    "agentloop_drift",
-    BUDGET_INI,
-)
 # What a test's report carries to the controller (xdist) when the plugin acted on it.
 PROPERTY_PREFIX = "agentloop_tools"
 GUARD_FIXTURE = "_agentloop_cassette_guard"
@@ -133,6 +125,78 @@ OPTIONS = (
     RECORD_BUDGET_OPTION,
 )
 
+
+class IniKey(NamedTuple):
+    """An ini key of the plugin: its name, its line in ``pytest --help``, how pytest reads it."""
+
+    name: str
+    help: str
+    type: Literal["linelist"] | None = None  # pytest's addini type; None: a string
+    default: object = ""
+
+
+# One place for the ini keys, beside the options: the entry module registers them, a
+# near miss of one (or any other agentloop_* key) is a usage error (an unknown key is
+# only a warning to pytest, and a lost policy), and the docs' table is checked against it.
+INI_KEYS = (
+    IniKey("agentloop_provider", "Default provider for agentloop_agent."),
+    IniKey(
+        "agentloop_allow_domains",
+        "Project-wide default domain allowlist: every test's agent evidence is audited.",
+        "linelist",
+        None,  # unset is None, written empty is []: an empty key is an error
+    ),
+    IniKey(
+        "agentloop_block_domains",
+        "Project-wide default domain blocklist: every test's agent evidence is audited.",
+        "linelist",
+        None,
+    ),
+    IniKey(
+        "agentloop_policy_file",
+        "A TOML file (relative to the rootdir) holding the project-wide allow = [...] or "
+        "block = [...] list.",
+        default=None,
+    ),
+    IniKey(
+        "agentloop_search_backend",
+        "The search backend agentloop_env names (WEB_SEARCH_BACKEND) in replay, when the "
+        "cassette alone cannot tell, and when recording from scripts "
+        "(--agentloop-from-scripts): brave, tavily, exa, searxng, or one you registered.",
+    ),
+    IniKey(
+        "agentloop_max_cassette_age",
+        "Replayed cassettes older than this (90d, 12w) warn or fail "
+        "(agentloop_cassette_age_action).",
+    ),
+    IniKey(
+        "agentloop_cassette_age_action",
+        "What an old cassette does: warn (default) or fail.",
+        default="warn",
+    ),
+    IniKey(
+        "agentloop_volatile_fields",
+        "Request body fields ignored when matching cassettes (dotted paths, * for lists).",
+        "linelist",
+        (),  # registered as a new empty list each time
+    ),
+    IniKey(
+        REFUSED_ATTEMPTS_INI,
+        "How a URL web_fetch refused before requesting it counts: report (default) or fail.",
+    ),
+    IniKey(
+        DRIFT_INI,
+        "Whether evidence drift of a re-recorded cassette fails the run: report (default), "
+        "fail-on-domains or fail-on-evidence.",
+    ),
+    IniKey(
+        BUDGET_INI,
+        "Every agent test's default budget (searches=5, output_tokens=2000); an "
+        "agent_budget marker's limits replace it for the counters the marker names.",
+    ),
+)
+PLUGIN_INI_KEYS = tuple(key.name for key in INI_KEYS)
+
 EVIDENCE: pytest.StashKey[AgentloopEvidence] = pytest.StashKey()
 WEB_FAULTS: pytest.StashKey[WebFaults] = pytest.StashKey()  # the test's web_faults, read
 FAULTS_MET = pytest.StashKey[list[dict[str, str]]]()  # each fault its tools met
@@ -182,11 +246,7 @@ def in_scope(item: pytest.Item) -> bool:
     names = getattr(item, "fixturenames", ())
     if OUR_FIXTURES.intersection(names) or FIXTURE_USED in item.stash:
         return True
-    for name, keywords in (
-        (MARKER_NAME, MARKER_KEYWORDS),
-        (FAULTS_MARKER_NAME, FAULTS_KEYWORDS),
-        (BUDGET_MARKER_NAME, BUDGET_KEYWORDS),
-    ):
+    for name, keywords in OUR_MARKERS.items():
         marks = list(item.iter_markers(name))
         if marks and (
             not project_owns_marker(item.config, name)

@@ -23,13 +23,13 @@ from agentloop_tools._plugin.budget import (
 )
 from agentloop_tools._plugin.drift import setting as drift_setting
 from agentloop_tools._plugin.failures import fail
+from agentloop_tools._plugin.markers import markers_are_ours
 from agentloop_tools._plugin.network import ReplayClients
 from agentloop_tools._plugin.policies import (
     Layer,
     Marker,
     PolicyLayers,
     default_policy,
-    marker_clash,
     read_marker,
     refuse_unknown_ini_keys,
 )
@@ -178,10 +178,10 @@ class AgentloopSession:
         if isinstance(item, pytest.Function) and GUARD_FIXTURE not in item.fixturenames:
             item.fixturenames.insert(0, GUARD_FIXTURE)  # set up before its fixtures
         if item.get_closest_marker(FAULTS_MARKER_NAME) is not None and WEB_FAULTS not in item.stash:
-            from agentloop_tools._plugin.faults import faults_are_ours, read_faults
+            from agentloop_tools._plugin.faults import read_faults
 
             try:
-                if faults_are_ours(item):
+                if markers_are_ours(item, FAULTS_MARKER_NAME):
                     item.stash[WEB_FAULTS] = read_faults(item)
             except pytest.UsageError as error:
                 item.stash[_MARKER_PROBLEM] = str(error)
@@ -193,7 +193,7 @@ class AgentloopSession:
         if item.get_closest_marker(MARKER_NAME) is None or MARKER in item.stash:
             return None
         try:
-            if not marker_clash(item):
+            if not markers_are_ours(item, MARKER_NAME):
                 return None  # the project's own domain_policy marker: not ours to read
             item.stash[MARKER] = read_marker(item)
         except pytest.UsageError as error:

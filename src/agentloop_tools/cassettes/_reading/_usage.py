@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from agentloop_tools.cassettes._reading._interactions import api_by_path
 from agentloop_tools.cassettes._reading._sse import is_stream, rebuild
@@ -115,6 +115,62 @@ def _text(value: object) -> str:
     return value[:_MAX_TEXT] if isinstance(value, str) else ""
 
 
+class _TokenFields(NamedTuple):
+    """Where an API's ``usage`` object reports tokens (``cached_in``: the object inside
+    ``usage`` that holds the cache-read count; None, ``usage`` itself)."""
+
+    input: str
+    output: str
+    cache_read: str
+    cached_in: str | None = None
+    cache_write: str | None = None
+
+
+_TOKEN_FIELDS = {
+    "anthropic": _TokenFields(
+        "input_tokens",
+        "output_tokens",
+        "cache_read_input_tokens",
+        cache_write="cache_creation_input_tokens",
+    ),
+    "openai": _TokenFields(
+        "input_tokens", "output_tokens", "cached_tokens", "input_tokens_details"
+    ),
+    "chat": _TokenFields(
+        "prompt_tokens", "completion_tokens", "cached_tokens", "prompt_tokens_details"
+    ),
+}
+
+
+def _exchange(
+    api: str,
+    payload: Mapping[str, Any],
+    hosted: list[HostedUse] | None = None,
+    billed: tuple[int | None, int | None] = (None, None),
+) -> Exchange:
+    """One readable 2xx exchange: its tokens as ``usage`` reports them, and its hosted
+    searches and fetches as billed (``billed``), else as its blocks show them. With no
+    ``hosted`` list (an API that shows none), those stay unknown."""
+    usage = _mapping(payload.get("usage"))
+    fields = _TOKEN_FIELDS[api]
+    cached = usage if fields.cached_in is None else _mapping(usage.get(fields.cached_in))
+    searches = fetches = None
+    if hosted is not None:
+        searches = sum(1 for use in hosted if use.kind == "search")
+        fetches = len(hosted) - searches
+    return Exchange(
+        api,
+        ok=True,
+        input_tokens=_count(usage.get(fields.input)),
+        output_tokens=_count(usage.get(fields.output)),
+        cache_read_tokens=_count(cached.get(fields.cache_read)),
+        cache_write_tokens=_count(usage.get(fields.cache_write)) if fields.cache_write else None,
+        searches=searches if billed[0] is None else billed[0],
+        fetches=fetches if billed[1] is None else billed[1],
+        hosted=tuple(hosted or ()),
+    )
+
+
 def _anthropic(payload: dict[str, Any]) -> Exchange:
     hosted = []
     for block in payload.get("content") or ():
@@ -125,25 +181,12 @@ def _anthropic(payload: dict[str, Any]) -> Exchange:
             hosted.append(HostedUse("search", _text(asked.get("query"))))
         elif block.get("name") == "web_fetch":
             hosted.append(HostedUse("fetch", _text(asked.get("url"))))
-    usage = payload.get("usage")
-    usage = usage if isinstance(usage, Mapping) else {}
-    server = usage.get("server_tool_use")
-    server = server if isinstance(server, Mapping) else {}
-    shown_searches = sum(1 for use in hosted if use.kind == "search")
-    shown_fetches = len(hosted) - shown_searches
-    billed_searches = _count(server.get("web_search_requests"))
-    billed_fetches = _count(server.get("web_fetch_requests"))
-    return Exchange(
-        "anthropic",
-        ok=True,
-        input_tokens=_count(usage.get("input_tokens")),
-        output_tokens=_count(usage.get("output_tokens")),
-        cache_read_tokens=_count(usage.get("cache_read_input_tokens")),
-        cache_write_tokens=_count(usage.get("cache_creation_input_tokens")),
-        searches=shown_searches if billed_searches is None else billed_searches,
-        fetches=shown_fetches if billed_fetches is None else billed_fetches,
-        hosted=tuple(hosted),
+    server = _mapping(_mapping(payload.get("usage")).get("server_tool_use"))
+    billed = (
+        _count(server.get("web_search_requests")),
+        _count(server.get("web_fetch_requests")),
     )
+    return _exchange("anthropic", payload, hosted, billed)
 
 
 def _responses(payload: dict[str, Any]) -> Exchange:
@@ -161,36 +204,12 @@ def _responses(payload: dict[str, Any]) -> Exchange:
             hosted.append(HostedUse("search", _text(query)))
         else:
             hosted.append(HostedUse(_text(kind) or "unknown", _text(action.get("url"))))
-    usage = payload.get("usage")
-    usage = usage if isinstance(usage, Mapping) else {}
-    details = usage.get("input_tokens_details")
-    details = details if isinstance(details, Mapping) else {}
-    searches = sum(1 for use in hosted if use.kind == "search")
-    return Exchange(
-        "openai",
-        ok=True,
-        input_tokens=_count(usage.get("input_tokens")),
-        output_tokens=_count(usage.get("output_tokens")),
-        cache_read_tokens=_count(details.get("cached_tokens")),
-        searches=searches,
-        fetches=len(hosted) - searches,
-        hosted=tuple(hosted),
-    )
+    return _exchange("openai", payload, hosted)
 
 
 def _chat(payload: dict[str, Any]) -> Exchange:
     # Chat Completions shows no hosted call: searches and fetches stay unknown.
-    usage = payload.get("usage")
-    usage = usage if isinstance(usage, Mapping) else {}
-    details = usage.get("prompt_tokens_details")
-    details = details if isinstance(details, Mapping) else {}
-    return Exchange(
-        "chat",
-        ok=True,
-        input_tokens=_count(usage.get("prompt_tokens")),
-        output_tokens=_count(usage.get("completion_tokens")),
-        cache_read_tokens=_count(details.get("cached_tokens")),
-    )
+    return _exchange("chat", payload)
 
 
 def blocks_of(api: str, raw: object) -> tuple[HostedUse, ...]:
