@@ -19,7 +19,9 @@ from vcr.request import Request
 
 from agentloop_tools._errors import CassetteSecretError
 from agentloop_tools._secrets import Detector, secret_values, variants
-from agentloop_tools.cassettes import Reader, Scrubber, cassette_leaks, serializer
+from agentloop_tools.cassettes import Reader, Scrubber
+from agentloop_tools.cassettes import _format as serializer
+from agentloop_tools.cassettes._hygiene._leaks import cassette_leaks
 from agentloop_tools.cassettes._scan import scan_file
 
 REAL_CASSETTES = Path("/work/shared/real-cassettes")

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-from agentloop_tools.cassettes import serializer
+from agentloop_tools.cassettes import _format as serializer
 from agentloop_tools.testing import EvidenceSummary
 from agentloop_tools.testing._summary import ConversationEvidence, ToolCallRecord
 from tests.cli.helpers import run

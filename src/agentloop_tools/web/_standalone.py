@@ -24,7 +24,8 @@ if TYPE_CHECKING:
 
     from agentloop_tools.web._fetch._fetcher import Fetcher
     from agentloop_tools.web._fetch._settings import Resolver
-    from agentloop_tools.web._search._backends_api import SearchBackend
+    from agentloop_tools.web._search._backends_api import PageApi, SearchBackend
+    from agentloop_tools.web._search._backends_builtin import ExaBackend, TavilyBackend
 
 logger = logging.getLogger("agentloop_tools.web")
 
@@ -162,7 +163,7 @@ def fetch(
     *,
     start: int | None = None,
     policy: DomainPolicy | None = None,
-    via: object = None,
+    via: PageApi | TavilyBackend | ExaBackend | None = None,
     max_chars: int = 100_000,
     max_bytes: int = 5_000_000,
     timeout: float = 15.0,
