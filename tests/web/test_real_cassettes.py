@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import re
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -27,14 +25,10 @@ from agentloop_tools.cassettes import Reader, read_cassette
 from agentloop_tools.testing import AgentloopEvidence
 from agentloop_tools.web import DomainPolicy, Violation, citations, sources
 from agentloop_tools.web._domains._url import locate
+from tests.real_cassettes import REAL_CASSETTES, needs_real_cassettes
 
-FOLDER = Path(
-    os.environ.get("AGENTLOOP_TOOLS_REAL_CASSETTES")
-    or Path(__file__).parents[3] / "shared" / "real-cassettes"
-)
-pytestmark = pytest.mark.skipif(
-    not (FOLDER / "PROVENANCE.md").is_file(), reason=f"real cassettes not found at {FOLDER}"
-)
+FOLDER = REAL_CASSETTES
+pytestmark = needs_real_cassettes
 
 
 def oracles() -> dict[str, dict[str, Any]]:
