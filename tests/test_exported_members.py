@@ -221,9 +221,12 @@ def test_the_types_a_user_meets_in_a_signature_are_importable_from_web() -> None
     # Violation.where, DomainPolicy.mode, web_fetch(via=), web_search(undated=, on_fatal=).
     import agentloop_tools.web as web
 
+    mode = vars(web.DomainPolicy)["mode"]
+    assert isinstance(mode, property)
+    assert mode.fget is not None
     met = {
         "Where": inspect.get_annotations(web.Violation)["where"],
-        "Mode": inspect.get_annotations(web.DomainPolicy.mode.fget)["return"],
+        "Mode": inspect.get_annotations(mode.fget)["return"],
         "PageApi": inspect.get_annotations(web.web_fetch)["via"],
         "Undated": inspect.get_annotations(web.web_search)["undated"],
         "OnFatal": inspect.get_annotations(web.web_search)["on_fatal"],
