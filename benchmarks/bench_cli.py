@@ -71,7 +71,8 @@ def main() -> None:
 
 def diff_folders() -> None:
     """Issue 28: ``diff`` of two 1,000-cassette folders with stored evidence records."""
-    from agentloop_tools.cassettes import Reader, serializer
+    from agentloop_tools.cassettes import Reader
+    from agentloop_tools.cassettes import _format as serializer
     from agentloop_tools.cassettes._load import read_text
     from agentloop_tools.testing._summary_build import summarize
 

@@ -13,7 +13,10 @@ they are never removed.
 """
 
 import importlib
+from pathlib import Path
 from types import ModuleType
+
+import pytest
 
 HEAVY = (
     "agentloop",
@@ -46,3 +49,13 @@ def _preload(names: tuple[str, ...]) -> tuple[ModuleType, ...]:
 PRELOADED = _preload(HEAVY)
 
 pytest_plugins = ["pytester"]
+
+
+@pytest.fixture
+def real_cassettes() -> Path:
+    """The folder of real recordings (read in place, never copied); skips the test when absent."""
+    from tests.real_cassettes import ABSENT, PRESENT, REAL_CASSETTES
+
+    if not PRESENT:
+        pytest.skip(ABSENT)
+    return REAL_CASSETTES

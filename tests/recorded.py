@@ -9,7 +9,6 @@ absent, and nothing here copies it.
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,11 +17,9 @@ import yaml
 from agentloop import Transcript
 
 from agentloop_tools.cassettes import Reader
+from tests.real_cassettes import REAL_CASSETTES
 
-FOLDER = Path(
-    os.environ.get("AGENTLOOP_TOOLS_REAL_CASSETTES")
-    or Path(__file__).parents[2] / "shared" / "real-cassettes"
-)
+FOLDER = REAL_CASSETTES
 
 
 def provider_of(uri: str) -> str | None:

@@ -269,3 +269,174 @@ def test_the_plugin_package_lists_every_module_it_holds() -> None:
     modules = {path.stem for path in folder.glob("*.py") if path.stem != "__init__"}
     listed = set(re.findall(r"``(\w+)``", plugin.__doc__ or ""))
     assert modules <= listed, sorted(modules - listed)
+
+
+# --- rooms keep their privates --------------------------------------------------------------
+
+# Private attributes of other libraries' objects whose names one of our rooms also uses:
+# the read is of theirs, not of another room of ours.
+FOREIGN_PRIVATES = {
+    "_replace": "namedtuple's documented method",
+    "_asdict": "namedtuple's documented method",
+    "_fields": "namedtuple's documented attribute",
+}
+# Cross-room reads that exist now, each with who removes it; the list only shrinks.
+ALLOWED_PRIVATE_READS: dict[tuple[str, str], str] = {
+    # vcrpy's Cassette._path (pytest-recording's ``vcr`` fixture hands us vcrpy's
+    # cassette); cassettes/_hygiene's own ``_path`` is another attribute of the same name.
+    ("agentloop_tools._plugin.cassette", "_path"): "vcrpy's cassette, not ours",
+    ("agentloop_tools._plugin.gate", "_path"): "vcrpy's cassette, not ours",
+    # vcrpy's Cassette._persister (the guard finds its own persister there); _plugin's
+    # replay_speed has a ``_persister`` of its own.
+    ("agentloop_tools.cassettes._hygiene._guard", "_persister"): "vcrpy's cassette",
+}
+# Reads of another room's privates that the policy helper's branch (issue 29 item 3)
+# removes: none are left when a room is a package directory (DomainPolicy's ``_index``,
+# ``_text_audit`` and ``_judge`` are read inside web/_policy/ only). Add none.
+
+
+def room_of(module: str) -> str:
+    """A module's room: its package directory (``agentloop_tools.web._policy``)."""
+    return subpackage_of(module)
+
+
+def private_attribute(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+@cache
+def privates_by_room() -> dict[str, set[str]]:
+    """Every private name a room defines: module level, class bodies, ``self._x = ...``."""
+    defined: dict[str, set[str]] = {}
+    for module, path in modules().items():
+        names = defined.setdefault(room_of(module), set())
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                names.add(node.name)
+            elif isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    for sub in ast.walk(target):
+                        if isinstance(sub, ast.Name):
+                            names.add(sub.id)
+                        elif isinstance(sub, ast.Attribute) and _on_self(sub):
+                            names.add(sub.attr)
+                if any(isinstance(t, ast.Name) and t.id == "__slots__" for t in targets):
+                    names.update(_strings(node.value))
+    return {room: {n for n in names if private_attribute(n)} for room, names in defined.items()}
+
+
+def _strings(node: ast.AST | None) -> set[str]:
+    found = (sub.value for sub in ast.walk(node) if isinstance(sub, ast.Constant)) if node else ()
+    return {value for value in found if isinstance(value, str)}
+
+
+def _on_self(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id in ("self", "cls")
+    )
+
+
+def private_reads(module: str) -> Iterator[tuple[int, str]]:
+    """``x._name`` (not on self or cls) and ``getattr(x, "_name")`` in a module."""
+    for node in ast.walk(ast.parse(modules()[module].read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Attribute) and private_attribute(node.attr) and not _on_self(node):
+            yield node.lineno, node.attr
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("getattr", "hasattr", "setattr")
+            and len(node.args) >= 2
+            and isinstance(node.args[1], ast.Constant)
+            and isinstance(node.args[1].value, str)
+            and private_attribute(node.args[1].value)
+        ):
+            yield node.lineno, node.args[1].value
+
+
+@cache
+def cross_room_reads() -> tuple[tuple[str, int, str, list[str]], ...]:
+    return tuple(_cross_room_reads())
+
+
+def _cross_room_reads() -> Iterator[tuple[str, int, str, list[str]]]:
+    defined = privates_by_room()
+    for module in modules():
+        own = room_of(module)
+        for line, name in private_reads(module):
+            if name in FOREIGN_PRIVATES or name in defined.get(own, set()):
+                continue
+            elsewhere = sorted(room for room, names in defined.items() if name in names)
+            if elsewhere:
+                yield module, line, name, elsewhere
+
+
+def test_no_room_reads_a_private_attribute_of_another_room() -> None:
+    # A room that needs another's private state gets a small typed view of it instead,
+    # so the owner can change its insides without breaking a reader it cannot see.
+    reads = [
+        f"{module}:{line} reads .{name}, private to {', '.join(rooms)}"
+        for module, line, name, rooms in cross_room_reads()
+        if (module, name) not in ALLOWED_PRIVATE_READS
+    ]
+    assert not reads, "\n".join(reads)
+
+
+def test_the_allowed_private_reads_still_exist() -> None:
+    # An entry whose read is gone is removed, so the list only shrinks.
+    found = {(module, name) for module, _, name, _ in cross_room_reads()}
+    assert set(ALLOWED_PRIVATE_READS) <= found, sorted(set(ALLOWED_PRIVATE_READS) - found)
+
+
+# --- truth in files ----------------------------------------------------------------------
+
+ROOT = SOURCE.parents[1]
+ARCHITECTURE_DOC = ROOT / "docs" / "architecture.md"
+# A file name as prose names one: ``_name.py``, or a path ending in one (``web/_fetch/_body.py``).
+NAMED_FILE = re.compile(r"(?<![\w./-])((?:[\w.-]+/)*_[a-z0-9_]+\.py)\b")
+# A module named with one of its names: ``_providers.SEARCH``, ``_search_http.Overtime``.
+NAMED_MODULE = re.compile(r"(?<![\w./-])(_[a-z][a-z0-9_]*)\.[A-Z]\w*")
+
+
+def described_files() -> Iterator[Path]:
+    # The CHANGELOG is history: it names files as they were when it was written.
+    yield from sorted(SOURCE.rglob("*.py"))
+    yield from sorted((ROOT / "docs").rglob("*.md"))
+
+
+def test_every_file_named_in_the_source_and_the_docs_exists() -> None:
+    files = [path.relative_to(ROOT).as_posix() for path in ROOT.rglob("*.py")]
+    files = [name for name in files if not name.startswith((".venv/", ".git/"))]
+    stems = {Path(name).stem for name in files} | {
+        path.name for path in SOURCE.rglob("_*") if path.is_dir()
+    }
+    stale = []
+    for path in described_files():
+        text = path.read_text(encoding="utf-8")
+        for number, line in enumerate(text.splitlines(), 1):
+            for named in NAMED_FILE.findall(line):
+                if not any(name == named or name.endswith("/" + named) for name in files):
+                    stale.append(f"{path.relative_to(ROOT)}:{number} names {named}")
+            for module in NAMED_MODULE.findall(line):
+                if module not in stems:
+                    stale.append(f"{path.relative_to(ROOT)}:{number} names module {module}")
+    assert not stale, "files named that do not exist (moved or renamed?):\n" + "\n".join(stale)
+
+
+def layer_path(prefix: str) -> str:
+    """How docs/architecture.md writes a layer's module or package: ``web/_domains/``."""
+    relative = prefix.removeprefix(PACKAGE + ".").replace(".", "/")
+    return relative + "/" if (SOURCE / relative).is_dir() else relative + ".py"
+
+
+def test_every_layer_of_the_table_is_on_the_architecture_page() -> None:
+    page = ARCHITECTURE_DOC.read_text(encoding="utf-8")
+    missing = [
+        f"{prefix} (as {layer_path(prefix)})"
+        for layer in LAYERS
+        for prefix in layer
+        if layer_path(prefix) not in page
+    ]
+    assert not missing, "layers docs/architecture.md does not name:\n" + "\n".join(missing)

@@ -10,8 +10,9 @@ Two classes stand outside the tree on purpose:
 - :class:`FatalToolError` derives from ``BaseException``: agentloop's executor turns every
   ``Exception`` a tool raises into a message for the model and lets only a
   ``BaseException`` end the run.
-- ``web/_net/_body.py``'s ``Overtime`` is an ``httpx.TimeoutException``: the retry logic that
-  catches httpx timeouts must see it as one (and this module imports no transport).
+- ``Overtime``, the web tools' deadline exceeded mid-body, is an ``httpx.TimeoutException``
+  (defined beside the deadline stream): the retry logic that catches httpx timeouts must
+  see it as one (and this module imports no transport).
 
 This module imports nothing of the package at import time, so any layer may use it.
 """
@@ -93,7 +94,7 @@ class CassetteSecretError(AgentloopToolsError, ValueError):
     """A cassette about to be written still contains something that looks like a credential.
 
     Attributes:
-        leaks: what was found (``cassettes.Leak`` records: where, kind, masked value).
+        leaks: what was found (records of where, what kind, the masked value).
     """
 
     __module__ = "agentloop_tools.cassettes"

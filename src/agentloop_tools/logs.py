@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from agentloop_tools._transcript_log import MAX_LINE_BYTES, is_log
-from agentloop_tools.cli._jsonl import CHUNK_BYTES, Part, Unit, audit_log_piece
+from agentloop_tools.cli._jsonl import CHUNK_BYTES, Part, Unit
+from agentloop_tools.cli._jsonl import audit_log_piece as _audit_log_piece
 from agentloop_tools.cli._jsonl import merge as _merge
 from agentloop_tools.cli._jsonl import units as _units
 
@@ -44,7 +45,7 @@ def pieces(paths: Sequence[str | Path]) -> list[Unit]:
 
 def audit_piece(piece: Unit, policy: Any) -> Part:
     """The violations (with ``line``) and problems of one piece, never raising on input."""
-    return audit_log_piece(piece, policy)
+    return _audit_log_piece(piece, policy)
 
 
 def merge(done: Iterable[tuple[Unit, Part]]) -> dict[str, Part]:

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from vcr.request import Request
 
 from agentloop_tools._secrets import find_key_shapes, placeholder, redact
-from agentloop_tools.cassettes import BodyMatcher, CassetteSecretError, Scrubber, serializer
+from agentloop_tools.cassettes import BodyMatcher, CassetteSecretError, Scrubber
+from agentloop_tools.cassettes import _format as serializer
 
 KEY_CHARS = st.sampled_from("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
 SECRETS = st.text(KEY_CHARS, min_size=8, max_size=64)

@@ -7,7 +7,8 @@ import json
 import pytest
 from vcr.request import Request
 
-from agentloop_tools.cassettes import BodyMatcher, closest, describe_difference, summary
+from agentloop_tools.cassettes import BodyMatcher, closest, summary
+from agentloop_tools.cassettes._matching import describe_difference
 
 MESSAGES = "https://api.anthropic.com/v1/messages"
 RESPONSES = "https://api.openai.com/v1/responses"

@@ -19,10 +19,11 @@ from vcr.request import Request
 
 from agentloop_tools._errors import CassetteSecretError
 from agentloop_tools._secrets import Detector, secret_values, variants
-from agentloop_tools.cassettes import Reader, Scrubber, cassette_leaks, serializer
+from agentloop_tools.cassettes import Reader, Scrubber
+from agentloop_tools.cassettes import _format as serializer
+from agentloop_tools.cassettes._hygiene._leaks import cassette_leaks
 from agentloop_tools.cassettes._scan import scan_file
 
-REAL_CASSETTES = Path("/work/shared/real-cassettes")
 BUNDLED = Path(__file__).parents[2] / "cassettes"
 KEYS = {
     "Anthropic API key": "sk-ant-api03-" + "Zq3vX9bL2mN8pR4t" * 5 + "-AA",
@@ -69,10 +70,11 @@ def documents(folder: Path) -> list[tuple[Path, Any]]:
     return [(path, yaml.safe_load(path.read_text())) for path in sorted(folder.rglob("*.yaml"))]
 
 
-@pytest.mark.skipif(not REAL_CASSETTES.is_dir(), reason="the shared real cassettes are absent")
-def test_no_false_alarm_on_33_real_recordings_and_the_bundled_cassettes() -> None:
+def test_no_false_alarm_on_33_real_recordings_and_the_bundled_cassettes(
+    real_cassettes: Path,
+) -> None:
     detector = Detector()
-    read = documents(REAL_CASSETTES) + documents(BUNDLED)
+    read = documents(real_cassettes) + documents(BUNDLED)
     found = {
         path.name: [str(leak) for leak in cassette_leaks(data, detector)] for path, data in read
     }
@@ -185,24 +187,22 @@ def test_the_scrubber_keeps_only_allowlisted_headers_and_parameters() -> None:
     assert set(response["headers"]) == {"content-type", "X-RateLimit-Remaining", "request-id"}
 
 
-@pytest.mark.skipif(not REAL_CASSETTES.is_dir(), reason="the shared real cassettes are absent")
-def test_scrubbed_real_recordings_replay_exactly_as_before() -> None:
+def test_scrubbed_real_recordings_replay_exactly_as_before(
+    real_cassettes: Path, tmp_path: Path
+) -> None:
     """The allowlist keeps what a replay needs: each real cassette, scrubbed as if it
     were being recorded now, reads into the same transcripts."""
     reader = Reader()
-    for path in sorted(REAL_CASSETTES.glob("*.yaml")):
+    for path in sorted(real_cassettes.glob("*.yaml")):
         data = serializer.deserialize(path.read_text())
         scrubber = Scrubber({})
         for interaction in data["interactions"]:
             request = Request._from_dict(interaction["request"])
             interaction["request"] = scrubber.request(request)._to_dict()
             scrubber.response(interaction["response"])
-        copy = Path(f"/tmp/agentloop-tools-scrubbed-{path.name}")
+        copy = tmp_path / path.name
         copy.write_text(yaml.safe_dump(data, allow_unicode=True))
-        try:
-            before, after = reader.read(path), reader.read(copy)
-        finally:
-            copy.unlink()
+        before, after = reader.read(path), reader.read(copy)
         assert [t.model_dump() for t in after.transcripts] == [
             t.model_dump() for t in before.transcripts
         ], path.name

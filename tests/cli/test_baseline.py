@@ -16,14 +16,6 @@ import pytest
 
 from tests.cli.helpers import ANTHROPIC_DEMO, DEMO, OPENAI_DEMO, run
 
-REAL = Path(
-    os.environ.get("AGENTLOOP_TOOLS_REAL_CASSETTES")
-    or Path(__file__).parents[3] / "shared" / "real-cassettes"
-)
-needs_real = pytest.mark.skipif(
-    not (REAL / "PROVENANCE.md").is_file(), reason=f"real cassettes not found at {REAL}"
-)
-
 
 def _entries(baseline: Path) -> list[dict[str, object]]:
     document = json.loads(baseline.read_text())
@@ -31,15 +23,19 @@ def _entries(baseline: Path) -> list[dict[str, object]]:
     return entries
 
 
-@needs_real
 def test_a_baseline_records_every_violation_sorted_with_paths_relative_to_it(
+    real_cassettes: Path,
     tmp_path: Path,
 ) -> None:
     baseline = tmp_path / "ci" / "audit-baseline.json"
-    result = run("audit", REAL, "--block", "wikipedia.org,github.com", "--write-baseline", baseline)
+    result = run(
+        "audit", real_cassettes, "--block", "wikipedia.org,github.com", "--write-baseline", baseline
+    )
     assert result.returncode == 0, result.stderr
     listed = json.loads(
-        run("audit", REAL, "--block", "wikipedia.org,github.com", "--format", "json").stdout
+        run(
+            "audit", real_cassettes, "--block", "wikipedia.org,github.com", "--format", "json"
+        ).stdout
     )
     total = listed["summary"]["violations"]
     assert f"wrote {total} violation(s) to the baseline {baseline}" in result.stderr
@@ -47,7 +43,7 @@ def test_a_baseline_records_every_violation_sorted_with_paths_relative_to_it(
     assert len(entries) == total > 0
     assert all(set(entry) == {"file", "interaction", "where", "url", "rule"} for entry in entries)
     # Relative to the baseline's folder, with "/" whatever the OS.
-    expected_prefix = os.path.relpath(REAL, baseline.parent).replace(os.sep, "/") + "/"
+    expected_prefix = os.path.relpath(real_cassettes, baseline.parent).replace(os.sep, "/") + "/"
     assert all(str(entry["file"]).startswith(expected_prefix) for entry in entries)
     assert {entry["rule"] for entry in entries} == {"wikipedia.org", "github.com"}
     keys = [(str(e["file"]), int(str(e["interaction"])), str(e["where"]), str(e["url"]),
@@ -55,20 +51,28 @@ def test_a_baseline_records_every_violation_sorted_with_paths_relative_to_it(
     assert keys == sorted(keys)
 
 
-@needs_real
-def test_writing_twice_gives_the_same_bytes(tmp_path: Path) -> None:
+def test_writing_twice_gives_the_same_bytes(real_cassettes: Path, tmp_path: Path) -> None:
     first, second = tmp_path / "one.json", tmp_path / "two.json"
     for path in (first, second):
-        assert run("audit", REAL, "--allow", "python.org", "--write-baseline", path).returncode == 0
+        assert (
+            run(
+                "audit", real_cassettes, "--allow", "python.org", "--write-baseline", path
+            ).returncode
+            == 0
+        )
     assert first.read_bytes() == second.read_bytes()
     assert first.read_text().endswith("}\n")
 
 
-@needs_real
-def test_an_unchanged_suite_passes_its_baseline(tmp_path: Path) -> None:
+def test_an_unchanged_suite_passes_its_baseline(real_cassettes: Path, tmp_path: Path) -> None:
     baseline = tmp_path / "baseline.json"
-    assert run("audit", REAL, "--allow", "python.org", "--write-baseline", baseline).returncode == 0
-    result = run("audit", REAL, "--allow", "python.org", "--baseline", baseline)
+    assert (
+        run(
+            "audit", real_cassettes, "--allow", "python.org", "--write-baseline", baseline
+        ).returncode
+        == 0
+    )
+    result = run("audit", real_cassettes, "--allow", "python.org", "--baseline", baseline)
     assert result.returncode == 0, result.stdout + result.stderr
     known = len(_entries(baseline))
     assert result.stdout.splitlines()[-1].startswith("0 violation(s) in 0 of 33 file(s)")

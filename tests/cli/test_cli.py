@@ -276,7 +276,7 @@ def as_vcrpy_json(cassette: Path, target: Path) -> Path:
     from vcr import serialize
     from vcr.serializers import jsonserializer
 
-    from agentloop_tools.cassettes import serializer
+    from agentloop_tools.cassettes import _format as serializer
 
     requests, responses = serialize.deserialize(cassette.read_text(), serializer)[:2]
     recorded = {"requests": requests, "responses": responses}

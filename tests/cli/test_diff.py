@@ -14,19 +14,19 @@ from typing import Any
 import pytest
 import yaml
 
-from agentloop_tools.cassettes import serializer
+from agentloop_tools.cassettes import _format as serializer
 from agentloop_tools.testing import EvidenceSummary
 from agentloop_tools.testing._summary import ConversationEvidence, ToolCallRecord
 from tests.cli.helpers import run
+from tests.real_cassettes import REAL_CASSETTES, needs_real_cassettes
 
-REAL = Path(__file__).resolve().parents[3] / "shared" / "real-cassettes"
-SEARCH = REAL / "chatlas__test_anthropic_web_search.yaml"
-OTHER = REAL / "ellmer__anthropic-web-search.yaml"
+SEARCH = REAL_CASSETTES / "chatlas__test_anthropic_web_search.yaml"
+OTHER = REAL_CASSETTES / "ellmer__anthropic-web-search.yaml"
 TEST = "test_agent.py::test_search"
 
 pytestmark = [
     pytest.mark.agentloop_06,
-    pytest.mark.skipif(not SEARCH.is_file(), reason="../shared/real-cassettes is absent"),
+    needs_real_cassettes,
 ]
 
 

@@ -16,9 +16,7 @@ import pytest
 import yaml
 
 from agentloop_tools.cli import main
-
-REAL = Path(__file__).resolve().parents[3] / "shared" / "real-cassettes"
-CASSETTES = sorted(REAL.glob("*.yaml")) if REAL.is_dir() else []
+from tests.real_cassettes import FILES, needs_real_cassettes
 
 pytestmark = pytest.mark.agentloop_06
 
@@ -108,8 +106,8 @@ def record_of(path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
     return record
 
 
-@pytest.mark.skipif(not CASSETTES, reason="../shared/real-cassettes is absent")
-@pytest.mark.parametrize("path", CASSETTES, ids=lambda path: path.stem[:60])
+@needs_real_cassettes
+@pytest.mark.parametrize("path", FILES, ids=lambda path: path.stem[:60])
 def test_hosted_searches_are_counted_as_the_provider_recorded_them(
     path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -123,11 +121,10 @@ def test_hosted_searches_are_counted_as_the_provider_recorded_them(
             (h["target"] for h in c["hosted"] if h["kind"] == "search")] == queries  # fmt: skip
 
 
-@pytest.mark.skipif(not CASSETTES, reason="../shared/real-cassettes is absent")
 def test_a_paused_turns_search_billed_in_its_continuation_counts_once(
-    capsys: pytest.CaptureFixture[str],
+    real_cassettes: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    record = record_of(REAL / "pydantic-ai__test_pause_turn_web_search_vcr.yaml", capsys)
+    record = record_of(real_cassettes / "pydantic-ai__test_pause_turn_web_search_vcr.yaml", capsys)
     # Billed 10 in the paused answer and 5 in its continuation; 15 queries in blocks.
     assert record["totals"]["searches"] == 15
     assert record["totals"]["model_requests"] == 2

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from agentloop.transcript import to_jsonl
 
-from agentloop_tools.cli import EPILOG
+from agentloop_tools.cli._arguments import EPILOG
 from agentloop_tools.testing import anthropic_message, anthropic_text
 from tests.cli.helpers import ANTHROPIC_DEMO, DEMO, REPO, run
 from tests.transcripts import converse

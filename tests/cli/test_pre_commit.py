@@ -168,3 +168,15 @@ def test_evidence_takes_skip_unrecognized_too(staged: Path) -> None:
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"skipped {cassettes / 'prompts.json'}" in result.stderr
+
+
+def test_contributors_hooks_lint_format_and_scan_as_the_published_hook_does() -> None:
+    # .pre-commit-config.yaml is for working on this repository: ruff, ruff-format and
+    # our own scan hook, defined as the hook other repositories use.
+    config = yaml.safe_load((REPO / ".pre-commit-config.yaml").read_text())
+    ids = [hook["id"] for repo in config["repos"] for hook in repo["hooks"]]
+    assert {"ruff", "ruff-format", "agentloop-tools-scan"} <= set(ids)
+    [local] = [repo for repo in config["repos"] if repo["repo"] == "local"]
+    [scan] = local["hooks"]
+    published = hooks()["agentloop-tools-scan"]
+    assert (scan["entry"], scan["files"]) == (published["entry"], published["files"])

@@ -5,20 +5,14 @@ tests/cli/schemas with its source and licence), one rule per policy rule plus
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 import jsonschema
-import pytest
 
 from tests.cli.helpers import ANTHROPIC_DEMO, DEMO, OPENAI_DEMO, REPO, run
 
 SCHEMA = json.loads((Path(__file__).parent / "schemas" / "sarif-schema-2.1.0.json").read_text())
-REAL = Path(
-    os.environ.get("AGENTLOOP_TOOLS_REAL_CASSETTES")
-    or Path(__file__).parents[3] / "shared" / "real-cassettes"
-)
 
 
 def sarif(*args: str | Path, cwd: Path | None = None) -> tuple[int, dict[str, Any]]:
@@ -114,9 +108,10 @@ def test_unreadable_input_is_a_notification_and_an_unsuccessful_run(tmp_path: Pa
     assert note["message"]["text"].startswith("could not read: ")
 
 
-@pytest.mark.skipif(not (REAL / "PROVENANCE.md").is_file(), reason=f"no real cassettes at {REAL}")
-def test_every_real_recording_gives_valid_sarif_with_a_line_per_interaction() -> None:
-    code, document = sarif(REAL, "--allow", "python.org")
+def test_every_real_recording_gives_valid_sarif_with_a_line_per_interaction(
+    real_cassettes: Path,
+) -> None:
+    code, document = sarif(real_cassettes, "--allow", "python.org")
     assert code == 1
     results = document["runs"][0]["results"]
     assert len(results) > 100

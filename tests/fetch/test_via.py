@@ -150,7 +150,8 @@ def test_empty_text_is_no_text() -> None:
 
 def test_bad_via_options_fail_when_built() -> None:
     with pytest.raises(TypeError, match="Brave and SearXNG have no page API"):
-        web_fetch(via=brave("BSA-test-secret-0123456789"))
+        # A type checker refuses it too (via is a PageApi, tavily or exa): this is the runtime.
+        web_fetch(via=brave("BSA-test-secret-0123456789"))  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="respect_robots"):
         web_fetch(via=tavily(TAVILY_KEY), respect_robots=True)
     with pytest.raises(ValueError, match="resolver"):

@@ -34,6 +34,7 @@ from agentloop_tools.testing._summary import ToolCallRecord
 from agentloop_tools.web import DomainPolicy, native_web_search, web_fetch, web_search
 from agentloop_tools.web.backends import brave
 from tests.agents import ENV
+from tests.real_cassettes import FILES, needs_real_cassettes
 
 pytestmark = pytest.mark.agentloop_06
 
@@ -176,12 +177,9 @@ def test_bad_limits_are_refused(
 # Real recordings (../shared/real-cassettes): the budget and the spend cap count hosted
 # searches as the provider billed them in its usage and showed them in its blocks.
 
-REAL = Path(__file__).resolve().parents[3] / "shared" / "real-cassettes"
-CASSETTES = sorted(REAL.glob("*.yaml")) if REAL.is_dir() else []
 
-
-@pytest.mark.skipif(not CASSETTES, reason="../shared/real-cassettes is absent")
-@pytest.mark.parametrize("path", CASSETTES, ids=lambda path: path.stem[:60])
+@needs_real_cassettes
+@pytest.mark.parametrize("path", FILES, ids=lambda path: path.stem[:60])
 def test_a_budget_on_a_real_recording_holds_at_what_the_provider_billed(
     path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -200,8 +198,8 @@ def test_a_budget_on_a_real_recording_holds_at_what_the_provider_billed(
             assert_within_budget(summary, searches=searches - 1)
 
 
-@pytest.mark.skipif(not CASSETTES, reason="../shared/real-cassettes is absent")
-@pytest.mark.parametrize("path", CASSETTES, ids=lambda path: path.stem[:60])
+@needs_real_cassettes
+@pytest.mark.parametrize("path", FILES, ids=lambda path: path.stem[:60])
 def test_the_spend_cap_counts_a_real_recordings_billed_searches(path: Path) -> None:
     from tests.cli.test_evidence_record import expected
 

@@ -26,9 +26,11 @@ def _turn(answer: str) -> list[Message]:
 def test_every_link_the_allowlist_refuses_is_a_link(answer: str) -> None:
     spans = {(link.start, link.end) for link in links(_turn(answer))}
     commands = {(found.start, found.end) for found in command_targets(answer)}
-    for violation in POLICY.audit(_turn(answer)):
-        if violation.where == "text":
-            assert violation.span in spans or violation.span in commands, violation
+    in_text = [v for v in POLICY.audit(_turn(answer)) if v.where == "text"]
+    # A violating answer is a text the allowlist refuses: never zero checks.
+    assert in_text, answer
+    for violation in in_text:
+        assert violation.span in spans or violation.span in commands, violation
 
 
 def test_a_backslash_before_userinfo_keeps_an_ideographic_full_stop_in_the_link() -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agentloop.transcript import Message, TextPart
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from agentloop_tools.testing.strategies import answers, urls
@@ -116,6 +116,7 @@ def test_the_verdict_of_a_url_is_permits(data: st.DataObject) -> None:
     permitted = data.draw(st.booleans())
     url = data.draw(urls(policy, permitted=permitted))
     explanation = policy.explain(url)
+    event(f"explained as a {explanation.kind}")
     if explanation.kind == "url":
         assert explanation.permitted is policy.permits(url) is permitted
     else:

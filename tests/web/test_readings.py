@@ -12,7 +12,7 @@ import httpx
 import pytest
 from agentloop import Origin, Transcript
 from agentloop.transcript import Citation, HostedToolPart, Source, TextPart
-from hypothesis import example, given
+from hypothesis import HealthCheck, assume, event, example, given, settings
 from hypothesis import strategies as st
 
 from agentloop_tools.web import DomainPolicy, per_page, sources
@@ -53,6 +53,9 @@ def rfc3986_hosts(url: str) -> set[str]:
 PART = st.sampled_from(["good.example", "evil.example", "@", "\\", "\\@", ":x@", "/"])
 
 
+# About one drawn URL in eight says something about the policy (assume() below): the
+# others are cheap to throw away, and counting them would let the test pass unchecked.
+@settings(suppress_health_check=[HealthCheck.filter_too_much])
 @given(parts=st.lists(PART, min_size=1, max_size=5))
 @example(parts=["good.example", "\\@", "evil.example", "/"])
 @example(parts=["good.example", "@", "evil.example", "@", "good.example"])
@@ -63,10 +66,17 @@ def test_when_readers_disagree_an_allowlist_refuses_and_a_blocklist_blocks_eithe
     location = locate(url)
     browser = location.host if location is not None else None
     others = rfc3986_hosts(url) - {browser}
-    if browser == "good.example" and others and ALLOW.permits(url):
-        pytest.fail(f"allowlist admitted {url!r}: browser {browser}, other clients {others}")
     readings = others | {browser}
-    if "evil.example" in readings:
+    disagree = browser == "good.example" and bool(others)
+    evil_read = "evil.example" in readings
+    # Only these URLs say anything about the policy: search among them.
+    assume(disagree or evil_read)
+    event(f"readers disagree: {disagree}, some reader sees evil.example: {evil_read}")
+    if disagree:
+        assert not ALLOW.permits(url), (
+            f"allowlist admitted {url!r}: browser {browser}, other clients {others}"
+        )
+    if evil_read:
         assert not BLOCK.permits(url), f"blocklist passed {url!r}: readings {readings}"
 
 

@@ -23,11 +23,10 @@ from agentloop_tools.cassettes import read_cassette
 from agentloop_tools.testing import AgentloopEvidence
 from agentloop_tools.web import DomainPolicy, Violation, citations, sources
 from agentloop_tools.web._domains._url import locate
+from tests.real_cassettes import needs_real_cassettes
 from tests.recorded import FOLDER, interactions, provider_of, read_alone
 
-pytestmark = pytest.mark.skipif(
-    not (FOLDER / "PROVENANCE.md").is_file(), reason=f"real cassettes not found at {FOLDER}"
-)
+pytestmark = needs_real_cassettes
 
 
 def oracles() -> dict[str, dict[str, Any]]:

@@ -24,7 +24,7 @@ from ada_url import join_url, parse_url
 from agentloop import Transcript
 from agentloop.transcript import TextPart
 from cmarkgfm.cmark import Options
-from hypothesis import example, given, settings
+from hypothesis import assume, event, example, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -203,10 +203,13 @@ def answers(draw: st.DrawFn) -> str:
 def test_every_link_a_renderer_makes_is_judged(answer: str) -> None:
     gfm = [host for link in gfm_links(answer) if (host := host_of(link)) is not None]
     refused = [host for host in gfm if not under(host, "good.example.com")]
-    if refused:
-        assert audit(ALLOW, answer), f"allowlist missed {refused} in {answer!r}"
     hosts = [host for link in rendered_links(answer) if (host := host_of(link)) is not None]
     blocked = [host for host in hosts if under(host, "evil.com")]
+    # An answer whose links are all good holds nothing to judge: search among the rest.
+    assume(refused or blocked)
+    event(f"a GFM link refused: {bool(refused)}, a rendered link blocked: {bool(blocked)}")
+    if refused:
+        assert audit(ALLOW, answer), f"allowlist missed {refused} in {answer!r}"
     if blocked:
         assert audit(BLOCK, answer), f"blocklist missed {blocked} in {answer!r}"
 

@@ -20,12 +20,11 @@ from agentloop import Transcript
 from agentloop_tools.cassettes import read_cassette
 from agentloop_tools.testing import AgentloopEvidence, assert_tool_calls, tool_call
 from agentloop_tools.web import ToolCall, tool_calls
+from tests.real_cassettes import needs_real_cassettes
 from tests.recorded import FOLDER, interactions, provider_of, read_alone
 
 pytestmark = [
-    pytest.mark.skipif(
-        not (FOLDER / "PROVENANCE.md").is_file(), reason=f"real cassettes not found at {FOLDER}"
-    ),
+    needs_real_cassettes,
     pytest.mark.agentloop_06,  # the cassette reader builds agentloop's clients
 ]
 

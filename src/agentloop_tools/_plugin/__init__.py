@@ -12,7 +12,9 @@ that uses the plugin, read from the top down:
 - ``faults``: the ``web_faults`` markers, read and checked (the faults are the core's).
 - ``budget``: the ``agent_budget`` markers and ini key, and the recording spend cap.
 - ``markers``: our markers on a test's path, found and placed one way for all three.
-- ``cassette``: the only module that touches vcrpy's and pytest-recording's internals.
+- ``cassette``: our serializer, matcher, scrubbing and checks on pytest-recording's VCR
+  (most of what touches vcrpy's internals; ``replay_speed``, ``budget`` and ``gate``
+  reach into a vcrpy cassette too).
 - ``replay_speed``: cassettes parsed once per run, absent HTTP libraries skipped.
 - ``network``: provider traffic kept local (host guards, replay clients, no backoff).
 - ``agents``: what the fixtures hand a test (the environment and the agent factory).

@@ -129,9 +129,10 @@ def configure_vcr(
 ) -> None:
     """Our serializer, matcher and scrubbing on the VCR pytest-recording built."""
     from agentloop_tools._secrets import secret_values
-    from agentloop_tools.cassettes import Scrubber, guard_recording, serializer
+    from agentloop_tools.cassettes import Scrubber, _format
+    from agentloop_tools.cassettes._hygiene._guard import guard_recording
 
-    vcr.register_serializer("yaml", serializer)
+    vcr.register_serializer("yaml", _format)
     vcr.register_matcher("agentloop_body", matcher)
     secrets = secret_values(os.environ)
     scrubber = Scrubber(secrets)
@@ -383,7 +384,8 @@ def _miss_message(
     request: pytest.FixtureRequest, cassette: Any, live_request: Any, matcher: BodyMatcher
 ) -> str:
     from agentloop_tools._secrets import redact
-    from agentloop_tools.cassettes import closest, describe_difference, summary
+    from agentloop_tools.cassettes import closest, summary
+    from agentloop_tools.cassettes._matching import describe_difference
 
     path = str(cassette._path)
     nodeid = request.node.nodeid

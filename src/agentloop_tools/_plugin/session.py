@@ -418,7 +418,8 @@ class AgentloopSession:
     @property
     def matcher(self) -> BodyMatcher:
         if self._matcher is None:
-            from agentloop_tools.cassettes import DEFAULT_VOLATILE_FIELDS, BodyMatcher
+            from agentloop_tools.cassettes import BodyMatcher
+            from agentloop_tools.cassettes._matching import DEFAULT_VOLATILE_FIELDS
 
             configured = self.config.getini("agentloop_volatile_fields")
             self._matcher = BodyMatcher(configured or DEFAULT_VOLATILE_FIELDS)

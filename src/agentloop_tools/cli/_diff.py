@@ -284,11 +284,11 @@ def _stored(path: Path) -> dict[str, Any]:
     """The records a YAML cassette's ``evidence:`` block keeps, by test id ({}: none)."""
     if path.suffix.lower() not in (".yaml", ".yml"):
         return {}
-    from agentloop_tools.cassettes import serializer
+    from agentloop_tools.cassettes import _format
     from agentloop_tools.cassettes._load import read_text
     from agentloop_tools.cassettes._provenance import read_evidence
 
-    return read_evidence(serializer.deserialize(read_text(path)))
+    return read_evidence(_format.deserialize(read_text(path)))
 
 
 def _compute(path: Path, judge: Judge, side: Side) -> None:

@@ -105,12 +105,12 @@ def _stored(path: Path, reading: Any) -> dict[str, Any] | None:
     """The records a cassette keeps (its ``evidence:`` block), by test id; None if none."""
     if not reading.exchanges or path.suffix.lower() not in (".yaml", ".yml"):
         return None
-    from agentloop_tools.cassettes import serializer
+    from agentloop_tools.cassettes import _format
     from agentloop_tools.cassettes._load import read_text
     from agentloop_tools.cassettes._provenance import read_evidence
 
     try:
-        found = read_evidence(serializer.deserialize(read_text(path)))
+        found = read_evidence(_format.deserialize(read_text(path)))
     except Exception:  # the reading already names what cannot be read
         return None
     return found or None

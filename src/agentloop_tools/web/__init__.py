@@ -17,8 +17,10 @@ from agentloop_tools.web._policy._explain import Explanation, Reading
 from agentloop_tools.web._policy._links import Link, links
 from agentloop_tools.web._policy._pages import PageViolation, per_page
 from agentloop_tools.web._policy._policy import DomainPolicy
-from agentloop_tools.web._policy._violation import Violation
-from agentloop_tools.web._search._options import SearchOptions
+from agentloop_tools.web._policy._violation import Mode, Violation, Where
+from agentloop_tools.web._search._backends_api import PageApi
+from agentloop_tools.web._search._engine import OnFatal
+from agentloop_tools.web._search._options import SearchOptions, Undated
 from agentloop_tools.web._search._render import SearchHit
 from agentloop_tools.web._search._tool import PointInTimeWarning, search_tool, web_search
 from agentloop_tools.web._standalone import (
@@ -41,6 +43,9 @@ __all__ = [
     "FetchResult",
     "FetchedPage",
     "Link",
+    "Mode",
+    "OnFatal",
+    "PageApi",
     "PageViolation",
     "PointInTimeWarning",
     "Reading",
@@ -50,7 +55,9 @@ __all__ = [
     "SearchResult",
     "ToolCall",
     "ToolFailure",
+    "Undated",
     "Violation",
+    "Where",
     "citations",
     "fetch",
     "links",

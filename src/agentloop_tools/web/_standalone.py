@@ -36,7 +36,8 @@ if TYPE_CHECKING:
 
     from agentloop_tools.web._fetch._fetcher import Fetcher
     from agentloop_tools.web._fetch._settings import Resolver
-    from agentloop_tools.web._search._backends_api import SearchBackendLike
+    from agentloop_tools.web._search._backends_api import PageApi, SearchBackendLike
+    from agentloop_tools.web._search._backends_builtin import ExaBackend, TavilyBackend
 
 logger = logging.getLogger("agentloop_tools.web")
 
@@ -174,7 +175,7 @@ def fetch(
     *,
     start: int | None = None,
     policy: DomainPolicy | None = None,
-    via: object = None,
+    via: PageApi | TavilyBackend | ExaBackend | None = None,
     max_chars: int = DEFAULT_MAX_CHARS,
     max_bytes: int = DEFAULT_MAX_BYTES,
     timeout: float = DEFAULT_TIMEOUT,

@@ -24,8 +24,8 @@ from agentloop_tools.cassettes._reading._history import History, read_history
 from agentloop_tools.cassettes._reading._interactions import Interaction, read_interaction
 from agentloop_tools.cassettes._reading._results import (
     UNREAD,
+    CassetteReading,
     Problem,
-    Reading,
     is_cassette,
     json_of,
     text_of,
@@ -40,7 +40,7 @@ from agentloop_tools.cassettes._reading._usage import Exchange, read_exchange
 CASSETTE_SUFFIXES = (".yaml", ".yml")
 TRANSCRIPT_SUFFIXES = (".jsonl", ".json")
 
-__all__ = ["Problem", "Reader", "Reading", "read_cassette", "read_transcript_file"]
+__all__ = ["CassetteReading", "Problem", "Reader", "read_cassette", "read_transcript_file"]
 
 
 class Reader:
@@ -49,7 +49,7 @@ class Reader:
     def __init__(self) -> None:
         self._clients = Clients()
 
-    def read(self, path: str | Path) -> Reading:
+    def read(self, path: str | Path) -> CassetteReading:
         """A cassette (``.yaml``/``.yml``, or a ``.json`` one vcrpy's JSON serializer
         wrote) or a transcript file (``.jsonl``/``.json``).
 
@@ -62,11 +62,11 @@ class Reader:
             return self._guarded(path, self._json_file)
         if path.suffix.lower() in TRANSCRIPT_SUFFIXES:
             return read_transcript_file(path)
-        reading = Reading(str(path))
+        reading = CassetteReading(str(path))
         reading.problem("not a cassette (.yaml) or transcript (.jsonl, .json)")
         return reading
 
-    def cassette(self, path: str | Path) -> Reading:
+    def cassette(self, path: str | Path) -> CassetteReading:
         """The conversations a cassette recorded, one transcript each.
 
         A request that carries no answer of the model starts a new conversation (an
@@ -76,8 +76,10 @@ class Reader:
         """
         return self._guarded(path, self._cassette)
 
-    def _guarded(self, path: str | Path, read: Callable[[str | Path, Reading], None]) -> Reading:
-        reading = Reading(str(path))
+    def _guarded(
+        self, path: str | Path, read: Callable[[str | Path, CassetteReading], None]
+    ) -> CassetteReading:
+        reading = CassetteReading(str(path))
         try:
             read(path, reading)
         except Exception as error:  # hostile input must never crash a reader
@@ -87,7 +89,7 @@ class Reader:
             reading.exchanges.clear()
         return reading
 
-    def _cassette(self, path: str | Path, reading: Reading) -> None:
+    def _cassette(self, path: str | Path, reading: CassetteReading) -> None:
         text = text_of(path, reading)
         if text is None:
             return
@@ -98,7 +100,7 @@ class Reader:
             return
         self._conversations(data, reading)
 
-    def _json_file(self, path: str | Path, reading: Reading) -> None:
+    def _json_file(self, path: str | Path, reading: CassetteReading) -> None:
         """A cassette vcrpy's JSON serializer wrote, or transcripts saved as JSON."""
         text = text_of(path, reading)
         data = UNREAD if text is None else json_of(text, reading)
@@ -114,7 +116,7 @@ class Reader:
             return
         self._conversations(cassette, reading)
 
-    def _conversations(self, data: dict[str, Any], reading: Reading) -> None:
+    def _conversations(self, data: dict[str, Any], reading: CassetteReading) -> None:
         if not data["interactions"]:
             # An audit of nothing must not read as a clean pass.
             reading.problem("the cassette holds no interaction: nothing to audit")
@@ -147,7 +149,7 @@ class Reader:
         _keep(build, reading, calls)
 
 
-def _count(interaction: Interaction, index: int, reading: Reading) -> None:
+def _count(interaction: Interaction, index: int, reading: CassetteReading) -> None:
     """An interaction that is no model call: a problem, or skipped (tool traffic or not)."""
     if interaction.kind == "unreadable":
         reading.problem(interaction.problem, index)
@@ -157,14 +159,14 @@ def _count(interaction: Interaction, index: int, reading: Reading) -> None:
         reading.tool_traffic += 1
 
 
-def _keep(build: Conversation, reading: Reading, calls: list[Exchange]) -> None:
+def _keep(build: Conversation, reading: CassetteReading, calls: list[Exchange]) -> None:
     if build.transcript.messages:
         reading.transcripts.append(build.transcript)
         reading.interactions.append(build.sources)
         reading.exchanges.append(calls)
 
 
-def read_cassette(path: str | Path) -> Reading:
+def read_cassette(path: str | Path) -> CassetteReading:
     """The transcripts a cassette (YAML, or JSON as vcrpy's JSON serializer writes it)
     recorded; see ``Reader`` to read many files."""
     return Reader().cassette(path)
@@ -186,6 +188,6 @@ def _cassette_data(text: str) -> dict[str, Any]:
     return _format.deserialize(text)
 
 
-def _not_a_cassette(error: Exception, reading: Reading) -> None:
+def _not_a_cassette(error: Exception, reading: CassetteReading) -> None:
     reason = " ".join(str(error).split())[:200]
     reading.problem(f"not a readable cassette: {reason}")

@@ -32,7 +32,7 @@ class Problem:
 
 
 @dataclass(slots=True)
-class Reading:
+class CassetteReading:
     """What one file holds: transcripts, what could not be read, what was not evidence.
 
     Attributes:
@@ -75,7 +75,7 @@ def unexpected(error: BaseException) -> str:
     return f"cannot be read ({type(error).__name__}: {reason})"
 
 
-def text_of(path: str | Path, reading: Reading) -> str | None:
+def text_of(path: str | Path, reading: CassetteReading) -> str | None:
     """The file's text, or None with the reason added to ``reading.problems``."""
     try:
         text = read_text(path)
@@ -88,7 +88,7 @@ def text_of(path: str | Path, reading: Reading) -> str | None:
     return text
 
 
-def json_of(text: str, reading: Reading) -> Any:
+def json_of(text: str, reading: CassetteReading) -> Any:
     """The parsed JSON, or ``UNREAD`` with the reason added to ``reading.problems``."""
     try:
         return load_json(text)

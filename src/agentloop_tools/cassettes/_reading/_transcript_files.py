@@ -12,7 +12,7 @@ from agentloop.transcript import Message
 from agentloop_tools.cassettes._load import lines
 from agentloop_tools.cassettes._reading._results import (
     UNREAD,
-    Reading,
+    CassetteReading,
     is_cassette,
     json_of,
     text_of,
@@ -20,14 +20,14 @@ from agentloop_tools.cassettes._reading._results import (
 )
 
 
-def read_transcript_file(path: str | Path) -> Reading:
+def read_transcript_file(path: str | Path) -> CassetteReading:
     """Transcripts saved by agentloop: JSONL (``to_jsonl``, one message per line) or JSON
     (a list of messages, a ``{"messages": [...]}`` transcript, or a list of those).
 
     A JSON value that holds no message (``{}``, ``{"messages": []}``, any other object)
     is a problem: it is not a transcript with nothing to audit.
     """
-    reading = Reading(str(path))
+    reading = CassetteReading(str(path))
     try:
         _read_transcripts(path, reading)
     except Exception as error:  # hostile input must never crash a reader
@@ -35,7 +35,7 @@ def read_transcript_file(path: str | Path) -> Reading:
     return reading
 
 
-def _read_transcripts(path: str | Path, reading: Reading) -> None:
+def _read_transcripts(path: str | Path, reading: CassetteReading) -> None:
     text = text_of(path, reading)
     if text is None:
         return
@@ -58,7 +58,7 @@ def _read_transcripts(path: str | Path, reading: Reading) -> None:
     transcripts_from(data, reading)
 
 
-def _read_jsonl(text: str, reading: Reading) -> None:
+def _read_jsonl(text: str, reading: CassetteReading) -> None:
     from pydantic import ValidationError
 
     messages = []
@@ -74,7 +74,7 @@ def _read_jsonl(text: str, reading: Reading) -> None:
         reading.interactions.append([None] * len(messages))
 
 
-def _read_log_lines(text: str, reading: Reading) -> None:
+def _read_log_lines(text: str, reading: CassetteReading) -> None:
     from pydantic import ValidationError
 
     for number, line in enumerate(lines(text), start=1):
@@ -95,7 +95,7 @@ _TRANSCRIPT_SHAPES = (
 )
 
 
-def transcripts_from(data: Any, reading: Reading) -> None:
+def transcripts_from(data: Any, reading: CassetteReading) -> None:
     """Every transcript in parsed JSON, each one that is none a problem."""
     from pydantic import ValidationError
 

@@ -5,7 +5,7 @@ URL asked for, before the cache; a cached page is served only if every hop that
 made it still passes. A miss is read directly (``_direct.py``: addresses, pinned
 connections, redirects, robots.txt, then ``_reading.py`` for the body) or through a
 page API (``_via.py``). The result is the part of the page asked for, with the
-header our transcript readers parse back (``_record.py``).
+header our transcript readers parse back (``web/_transcript/_fetch_format.py``).
 """
 
 from __future__ import annotations

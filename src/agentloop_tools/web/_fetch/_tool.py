@@ -46,6 +46,8 @@ if TYPE_CHECKING:
     import httpx
 
     from agentloop_tools.web._fetch._fetcher import Fetcher
+    from agentloop_tools.web._search._backends_api import PageApi
+    from agentloop_tools.web._search._backends_builtin import ExaBackend, TavilyBackend
 
 DEFAULT_USER_AGENT = (
     f"agentloop-tools-web_fetch/{__version__} (+https://github.com/based-models/agentloop-tools)"
@@ -89,7 +91,7 @@ def web_fetch(
     allow_private_networks: bool = False,
     http_client: httpx.Client | None = None,
     resolver: Resolver | None = None,
-    via: object = None,
+    via: PageApi | TavilyBackend | ExaBackend | None = None,
 ) -> ToolSpec:
     """A local agentloop tool that reads a web page: policy first, SSRF-proof, bounded, cached.
 
@@ -110,10 +112,11 @@ def web_fetch(
         resolver: host name to IP address strings (default: the system resolver).
         via: read pages through a search API instead of directly: the same backend
             object ``web_search`` takes, ``backends.tavily(key)`` (Tavily extract) or
-            ``backends.exa(key)`` (Exa contents). The URL and policy checks run
-            before any request, and the URL the provider read is checked as a
-            redirect hop; ``http_client`` then sends to the provider's API. Not with
-            ``respect_robots`` or ``resolver`` (the provider connects, not us).
+            ``backends.exa(key)`` (Exa contents), or your own :class:`PageApi`. The
+            URL and policy checks run before any request, and the URL the provider
+            read is checked as a redirect hop; ``http_client`` then sends to the
+            provider's API. Not with ``respect_robots`` or ``resolver`` (the provider
+            connects, not us).
 
     Returns:
         An ``agentloop.ToolSpec`` taking ``url`` and ``start``.
