@@ -3,14 +3,16 @@
 Each speed-up is held to the reading it replaces: the anchor patterns that open with
 one character class to the alternations they replaced (kept here as the oracles),
 ``plain_link`` to the general reading of the token, ``link_end`` to its reading
-before the cheap guards. Texts: generated pieces that stress where links start and
-end, the hostile shapes, answer-like text, and the real cassettes when present. The
+before the cheap guards, a mention's path to the regex repeat that read it. Texts:
+generated pieces that stress where links start and end, the hostile shapes,
+answer-like text, and the real cassettes when present. The
 audit's violations and the search results' rendered text (it sits in cassettes) are
 compared with the speed-ups switched off.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import re
@@ -35,7 +37,10 @@ from tests.web.test_real_cassettes import FOLDER
 _CONTINUES = r"(?=[^\s" + re.escape("<>\"`.,;:!?'*_~)]") + "])"
 _TAIL = r"[^\s<>\"`]*"
 OLD_ANCHOR_ANY = re.compile(
-    r"(?:[.\uff0e\u3002\uff61:/\\]" + _CONTINUES + r"|\[(?:\.|dot)\]|\((?:\.|dot)\)|\{\.\})" + _TAIL,
+    r"(?:[.\uff0e\u3002\uff61:/\\]"
+    + _CONTINUES
+    + r"|\[(?:\.|dot)\]|\((?:\.|dot)\)|\{\.\})"
+    + _TAIL,
     re.IGNORECASE,
 )
 OLD_LINK_ANCHOR = re.compile(r"(?:[:/\\]|(?i:www)\.)" + _CONTINUES + _TAIL)
@@ -98,6 +103,41 @@ def old_link_end(token: str, start: int, limit: int | None = None) -> int:
     return end
 
 
+# A mention's path as it was read before issue 30: a regex repeat in the mention pattern.
+OLD_MENTION = re.compile(
+    _finder._MENTION.pattern + r"(?P<path>[/\\][^\s<>\"`]{0,512})?", re.IGNORECASE
+)
+
+
+def old_read_mentions(token: str, position: int, finish: int, found: list[_finder.Found]) -> None:
+    """``_read_mentions`` as written before issue 30."""
+    while _finder._DOT_THEN_LABEL.search(token, position, finish) is not None:
+        mention = OLD_MENTION.search(token, position)
+        if mention is None or mention.start() >= finish:
+            return
+        start, end = mention.span()
+        path_start = mention.start("path")
+        host_end = path_start if path_start != -1 else end
+        position = host_end
+        if (
+            end < len(token)
+            and token[end] == "@"
+            and token[end + 1 : end + 2].isalnum()
+            and token[start - 1 : start] in _finder._LOCAL_BEFORE
+            and _finder._EMAIL_NAME.fullmatch(token, start, end)
+        ):
+            continue
+        if path_start != -1 or not token[end - 1].isalnum():
+            end = old_link_end(token, start, end)
+            host_end = min(host_end, end)
+        host = token[start:host_end]
+        if not _finder._is_host_like(host):
+            continue
+        written = token[start:end]
+        readings = (written,) if host.isascii() else (written, *_finder._cjk_free(host))
+        found.append(_finder.Found(start, end, written, "mention", readings))
+
+
 FRAGMENTS = st.sampled_from(
     [
         "https://", "http://", "HTTPS://", "hTtP://", "www.", "WWW.", "wWw.", "ww", "w",
@@ -135,7 +175,7 @@ PIECES = [
 
 def answer_like(seed: int, size: int = 6000) -> str:
     rng = random.Random(seed)
-    chunks = []
+    chunks: list[str] = []
     while sum(map(len, chunks)) < size:
         words = " ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 9)))
         piece = rng.choice(PIECES).format(h=rng.choice(HOSTS), n=rng.randint(1, 999))
@@ -166,10 +206,8 @@ def real_texts() -> list[str]:
             line = line.strip().strip("'\"")
             for candidate in (line, line.removeprefix("data: ")):
                 if candidate.startswith("{"):
-                    try:
+                    with contextlib.suppress(ValueError):
                         texts.extend(s for s in _strings(json.loads(candidate)) if len(s) > 8)
-                    except ValueError:
-                        pass
     return texts
 
 
@@ -211,6 +249,7 @@ def check_anchors(text: str) -> None:
 def full_reading(token: str, *, mentions: bool, monkeypatch: pytest.MonkeyPatch) -> list[object]:
     with monkeypatch.context() as patched:
         patched.setattr(_finder, "plain_link", lambda token: None)
+        patched.setattr(_finder, "_read_mentions", old_read_mentions)
         return list(read_token(token, mentions=mentions))
 
 
@@ -249,6 +288,7 @@ def rendered(policy: DomainPolicy, text: str) -> str:
 def slow_readings(monkeypatch: pytest.MonkeyPatch) -> None:
     """The finder as it read before issue 30: the old anchors, no plain shapes."""
     monkeypatch.setattr(_finder, "plain_link", lambda token: None)
+    monkeypatch.setattr(_finder, "_read_mentions", old_read_mentions)
     monkeypatch.setattr(_finder, "_LINK_ANCHOR", OLD_LINK_ANCHOR)
     monkeypatch.setattr(_finder, "ANCHOR_ANY", OLD_ANCHOR_ANY)
     monkeypatch.setattr(_prefilter, "ANCHOR_ANY", OLD_ANCHOR_ANY)
@@ -270,6 +310,7 @@ def check_audits(texts: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
 @example(text="[www.x](https://a.com/)")
 @example(text="东京https://a.com/x。https://evil.com/")
 @example(text="https://a.com/(x))..")
+@example(text="b.com/b.com/x\\b.com y.com@z.com/ ev[.]il.com/p")
 def test_the_anchors_and_the_plain_shapes_read_what_the_old_reading_did(text: str) -> None:
     check_anchors(text)
     with pytest.MonkeyPatch.context() as monkeypatch:
