@@ -357,6 +357,6 @@ def test_the_common_shapes_of_a_link_are_read_without_the_general_search() -> No
         assert token[host_start:].startswith(host)
         assert read_token(token, mentions=False)[0].text == token[start:end]
     # A second link start sends the token to the general reading.
-    assert plain_link("www.a.example/?q=www.b.example") is None
+    assert plain_link("https://a.example/x,https://b.example/") is None
     assert plain_link("[www.a.example](https://a.example/)") is None
     assert plain_link("https://a.example:8080/") is None
