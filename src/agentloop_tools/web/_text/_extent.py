@@ -29,19 +29,21 @@ _TRAILING = frozenset(".,:;!?'*_~\u3002\uff0e\uff61")
 # ("[a.example](") with no ":", "/" or "www." in it, or (with a path) CJK text; an
 # ideographic full stop may end the URL. Nothing in these shapes can start a second
 # link, and each step of link_end is plain: that is what lets the shapes skip it.
-_HOST = r"[A-Za-z0-9][A-Za-z0-9.-]*"
+# Possessive repeats: the trailing punctuation is also a path character, and a regex
+# free to split a run of it between the two would try every split (quadratic).
+_HOST = r"[A-Za-z0-9][A-Za-z0-9.-]*+"
 _PATH_CHARS = r"A-Za-z0-9/?#=&%+_~.,;!*'@$-"
 _TAIL = r"[).,;!?'*_~]*"
 _HTTP = r"[Hh][Tt][Tt][Pp][Ss]?://"
 # Parentheses in the path only where none opens before the link (link_end's counts).
 _PLAIN_BARE = re.compile(
-    rf"(?:{_HTTP}(?P<host>{_HOST})|[Ww]{{3}}\.{_HOST})(?:[/?#][{_PATH_CHARS}()]*)?{_TAIL}"
+    rf"(?:{_HTTP}(?P<host>{_HOST})|[Ww]{{3}}\.{_HOST})(?:[/?#][{_PATH_CHARS}()]*+)?{_TAIL}"
 )
 _PLAIN_AFTER_OPENING = re.compile(
-    rf"(?:\(|\[[A-Za-z0-9._-]*\]\(){_HTTP}(?P<host>{_HOST})(?:[/?#][{_PATH_CHARS}]*)?{_TAIL}"
+    rf"(?:\(|\[[A-Za-z0-9._-]*\]\(){_HTTP}(?P<host>{_HOST})(?:[/?#][{_PATH_CHARS}]*+)?{_TAIL}"
 )
 _PLAIN_AFTER_CJK = re.compile(
-    rf"[^\x00-\x7f]+{_HTTP}(?P<host>{_HOST})/[{_PATH_CHARS}]*[\u3002\uff61]?[.,;!?'*_~]*"
+    rf"[^\x00-\x7f]+{_HTTP}(?P<host>{_HOST})/[{_PATH_CHARS}]*+[\u3002\uff61]?[.,;!?'*_~]*"
 )
 
 
