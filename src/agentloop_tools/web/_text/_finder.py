@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Literal, NamedTuple
 
 from agentloop_tools.web._domains._url import AUTHORITY_END, DEFANGED_DOT
+from agentloop_tools.web._text._extent import link_end, plain_link
 
 # Characters that end a token everywhere: whitespace, and what HTML and markdown
 # never let into a link (angle brackets, double quotes, backticks).
@@ -29,15 +30,20 @@ _CONTINUES = r"(?=[^\s" + re.escape(_NOT_AFTER_ANCHOR) + "])"
 _NOT_AFTER_COLON = frozenset(_NOT_AFTER_ANCHOR)
 _ANCHOR_PLAIN = re.compile(r"[.:/\\]" + _CONTINUES + _ANCHOR_TAIL)
 _ANCHOR_WIDE = re.compile(r"[.\uff0e\u3002\uff61:/\\]" + _CONTINUES + _ANCHOR_TAIL)
+# The patterns below open with one character class, which ``re`` scans for at C speed;
+# an opening alternation is tried at every position of the text. Where an anchor is
+# longer than one character ("www.", "[.]") the class holds its last character and a
+# lookbehind the rest: the match starts later in the same token, which yields the
+# same token (tests/web/test_finder_speed.py holds them to the alternations).
 ANCHOR_ANY = re.compile(
-    r"(?:[.\uff0e\u3002\uff61:/\\]"
-    + _CONTINUES
-    + r"|\[(?:\.|dot)\]|\((?:\.|dot)\)|\{\.\})"
+    r"[.\uff0e\u3002\uff61:/\\\])}]"
+    r"(?:(?<=[.\uff0e\u3002\uff61:/\\])" + _CONTINUES
+    + r"|(?<=\[\.\])|(?<=\[dot\])|(?<=\(\.\))|(?<=\(dot\))|(?<=\{\.\}))"
     + _ANCHOR_TAIL,
     re.IGNORECASE,
-)
+)  # fmt: skip
 # Where a link can be: what _link_starts looks for ("scheme:", "//", "\\", "www.").
-_LINK_ANCHOR = re.compile(r"(?:[:/\\]|(?i:www)\.)" + _CONTINUES + _ANCHOR_TAIL)
+_LINK_ANCHOR = re.compile(r"[:/\\.](?:(?<=[:/\\])|(?<=(?i:www)\.))" + _CONTINUES + _ANCHOR_TAIL)
 _DEFANGED_ANYWHERE = re.compile(r"[\[({](?:\.|dot)[\])}]", re.IGNORECASE)
 
 # Where links start inside a token: a scheme (special schemes may omit "//", as
@@ -52,19 +58,7 @@ _PLAIN_WORD = re.compile(r"[\w-]*")
 _SLASH_RUN = re.compile(r"[/\\]{2,}")
 _WWW = re.compile(r"www\.", re.IGNORECASE)
 _IPV4_PART = re.compile(r"0[xX][0-9A-Fa-f]*|[0-9]+")
-# CJK and full-width punctuation ends a link: Chinese and Japanese text puts no
-# space between a URL and the next word. Full stops stay: inside a host they
-# are label separators to IDNA.
-_CJK_STOP = re.compile(
-    r"[\u3001\u3003-\u3011\u3014-\u301f\uff01-\uff0d\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff60\uff62-\uff65]"
-)
-_BRACKET = re.compile(r"[\[\]]")
-_PAREN = re.compile(r"[()]")
 TOKEN_RUN = re.compile(r"[^\s<>\"`]*")
-_RFC_AUTHORITY_END = re.compile(r"[/?#]")
-_PATH_START = re.compile(r"(?:^|[^/\\:])[/\\](?=[^/\\]|$)")
-CJK_FULL_STOP = re.compile("[\u3002\uff61]")
-_TRAILING = frozenset(".,:;!?'*_~\u3002\uff0e\uff61")
 
 # A host name mentioned in prose: labels joined by dots, full-width dots,
 # ideographic full stops or defanged dots ("example[.]com"). It starts after a
@@ -103,12 +97,15 @@ _DOT = r"(?:[.\uff0e\u3002\uff61]|\[\.\]|\(\.\)|\{\.\}|\[dot\]|\(dot\))"
 _MENTION = re.compile(
     # Not inside a label; after "%" only when it starts no escape ("%evil.com" is linked).
     rf"(?:(?<![{_LABEL_BODY}%])|(?<=%[0-9A-Fa-f]{{2}})|(?<=%)(?![0-9A-Fa-f]{{2}}))"
-    rf"{_LABEL_CHARS}+(?:{_DOT}{_LABEL_CHARS}+)+"
-    # A mention's path matters only for path rules; capped so that a token of many
-    # mentions ("x.com/x.com/...") stays linear.
-    r"(?P<path>[/\\][^\s<>\"`]{0,512})?",
+    rf"{_LABEL_CHARS}+(?:{_DOT}{_LABEL_CHARS}+)+",
     re.IGNORECASE,
 )
+# A mention's path ("/" or "\\" after the host, to the token's end) matters only for
+# path rules; capped so that a token of many mentions ("x.com/x.com/...") stays
+# linear. Measured to the next character that ends a token, found once for many
+# mentions: a regex repeat over the path cost more than reading the host.
+_PATH_CAP = 512
+_TOKEN_END = re.compile(r"[\s<>\"`]")
 _DOT_THEN_LABEL = re.compile(rf"[.\uff0e\u3002\uff61\])}}]{_LABEL_CHARS}")
 # Characters IDNA deletes, and dots it maps to ".", for judging a mention's shape.
 _TO_PLAIN: dict[int, str | None] = {
@@ -194,11 +191,17 @@ def _order(item: Found) -> tuple[int, bool]:
 def _read_token(token: str, mentions: bool, found: list[Found]) -> None:
     # A link's own host is checked as the link; mentions are looked for after it.
     authorities: list[tuple[int, int]] = []
+    plain = plain_link(token)
+    if plain is not None:
+        _add_link(token, *plain, authorities, found)
+        if mentions:
+            _read_mentions_between(token, authorities, found)
+        return
     start = _single_url_start(token)
     if start is not None:
         # The common case, one http(s) URL in the token, maybe inside markdown or
         # brackets: skip the general search for link starts.
-        end = _link_end(token, start)
+        end = link_end(token, start)
         rest = token[end:]
         if ":" not in rest and "//" not in rest and "www." not in rest.lower():
             authority_start = token.index(":", start) + 1
@@ -210,11 +213,11 @@ def _read_token(token: str, mentions: bool, found: list[Found]) -> None:
                 _read_mentions_between(token, authorities, found)
             return
     if ":" in token or "//" in token or "\\" in token or "www." in token.lower():
-        link_end = -1
+        last_end = -1
         for start, authority_start in _link_starts(token):
-            if start < link_end:
+            if start < last_end:
                 continue
-            end = _link_end(token, start)
+            end = link_end(token, start)
             if authority_start >= end:
                 continue  # a scheme alone ("https:") is not a link
             if (
@@ -223,7 +226,7 @@ def _read_token(token: str, mentions: bool, found: list[Found]) -> None:
                 and not _dotted_authority(token, authority_start, end)
             ):
                 continue  # "//comment" is not a link to a host named "comment"
-            link_end = end
+            last_end = end
             _add_link(token, start, end, authority_start, authorities, found)
     if mentions:
         _read_mentions_between(token, authorities, found)
@@ -299,13 +302,19 @@ def _read_mentions_between(
 
 
 def _read_mentions(token: str, position: int, finish: int, found: list[Found]) -> None:
+    stop = -1  # where the token ends after the last mention's host
     while _DOT_THEN_LABEL.search(token, position, finish) is not None:
         mention = _MENTION.search(token, position)
         if mention is None or mention.start() >= finish:
             return
-        start, end = mention.span()
-        path_start = mention.start("path")
-        host_end = path_start if path_start != -1 else end
+        start, host_end = mention.span()
+        end = host_end
+        has_path = token[host_end : host_end + 1] in ("/", "\\")
+        if has_path:
+            if stop <= host_end:
+                token_end = _TOKEN_END.search(token, host_end + 1)
+                stop = token_end.start() if token_end is not None else len(token)
+            end = min(stop, host_end + 1 + _PATH_CAP)
         # Hosts named later in this one's path are mentions of their own.
         position = host_end
         if (
@@ -316,8 +325,8 @@ def _read_mentions(token: str, position: int, finish: int, found: list[Found]) -
             and _EMAIL_NAME.fullmatch(token, start, end)
         ):
             continue  # an e-mail local part names no host
-        if path_start != -1 or not token[end - 1].isalnum():
-            end = _link_end(token, start, end)
+        if has_path or not token[end - 1].isalnum():
+            end = link_end(token, start, end)
             host_end = min(host_end, end)
         host = token[start:host_end]
         if not _is_host_like(host):
@@ -382,74 +391,6 @@ def _dotted_authority(token: str, start: int, end: int) -> bool:
         return True
     host = host.partition(":")[0]  # "//TODO:fix" is a comment too
     return _PLAIN_WORD.fullmatch(host) is None or host.lower() == "localhost"
-
-
-def _link_end(token: str, start: int, limit: int | None = None) -> int:
-    """Where a link starting at ``start`` ends: GFM's rules for trailing punctuation.
-
-    Every step is bounded by this link's own extent, so reading a token stays linear
-    however many links it holds. ``limit``: a mention's extent, read as a text of its
-    own (what comes before it is not looked at).
-    """
-    end = len(token) if limit is None else limit
-    if limit is None and start and token[start - 1] == "(":
-        # A link destination ("](https://a.example/)", or a URL in parentheses) ends at
-        # its first unbalanced ")": "[a](https://a.example/)[b](//b.example/)" is two links.
-        closing = _unbalanced_close(token, start, end)
-        if closing is not None:
-            end = closing
-    # Markdown link text ends at "](": "[https://a.example](https://b.example)".
-    depth = 0
-    for bracket in _BRACKET.finditer(token, start, end):
-        if bracket.group() == "[":
-            depth += 1
-        elif depth == 0:
-            end = bracket.start()
-            break
-        else:
-            depth -= 1
-    if not token[start:end].isascii():  # this link's extent only: linear in the token
-        stop = _CJK_STOP.search(token, start, end)
-        if stop is not None:
-            end = stop.start()
-        # In the path, an ideographic full stop ends the sentence, not a label: where
-        # every reader agrees it is the path. After a "\\" WHATWG reads the path, but an
-        # RFC 3986 reader (urllib, httpx, curl) still reads the authority up to "/", "?"
-        # or "#": "https://a.example\\@python。org/" is one link, to python.org for them.
-        path_start = _PATH_START.search(token, start, end)
-        if path_start is not None:
-            path = path_start.end()
-            if token[path - 1] == "\\":
-                authority_end = _RFC_AUTHORITY_END.search(token, path, end)
-                if "@" in token[path : authority_end.start() if authority_end else end]:
-                    path = authority_end.end() if authority_end else end
-            full_stop = CJK_FULL_STOP.search(token, path, end)
-            if full_stop is not None:
-                end = full_stop.start()
-    opened, closed = token.count("(", start, end), token.count(")", start, end)
-    while end > start:
-        last = token[end - 1]
-        if last in _TRAILING:
-            end -= 1
-        elif last == ")" and opened < closed:
-            closed -= 1
-            end -= 1
-        else:
-            break
-    return end
-
-
-def _unbalanced_close(token: str, start: int, end: int) -> int | None:
-    """Where the first ")" that closes no "(" opened after ``start`` is, or None."""
-    depth = 0
-    for paren in _PAREN.finditer(token, start, end):
-        if paren.group() == "(":
-            depth += 1
-        elif depth == 0:
-            return paren.start()
-        else:
-            depth -= 1
-    return None
 
 
 def _is_host_like(host: str) -> bool:

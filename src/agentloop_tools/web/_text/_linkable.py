@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from agentloop_tools.web._text._finder import CJK_FULL_STOP, DELETED_CHAR, Found
+from agentloop_tools.web._text._extent import CJK_FULL_STOP
+from agentloop_tools.web._text._finder import DELETED_CHAR, Found
 
 # The top-level domains linkify-it (markdown-it's linkifier, and many chat UIs built
 # on it) links without a scheme: "evil.com" and "setup.py" render as links.

@@ -1,0 +1,151 @@
+"""Where a link in a token ends, and the tokens whose one link is plain to see.
+
+``link_end`` is GFM's reading of a link's end (trailing punctuation, brackets,
+parentheses, CJK stops). ``plain_link`` answers for the common shapes of a token at
+once, with one regex instead of the general search for link starts: a test holds
+its answer to the general reading for every token it answers for.
+"""
+
+from __future__ import annotations
+
+import re
+
+# CJK and full-width punctuation ends a link: Chinese and Japanese text puts no
+# space between a URL and the next word. Full stops stay: inside a host they
+# are label separators to IDNA.
+_CJK_STOP = re.compile(
+    r"[\u3001\u3003-\u3011\u3014-\u301f\uff01-\uff0d\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff60\uff62-\uff65]"
+)
+_BRACKET = re.compile(r"[\[\]]")
+_PAREN = re.compile(r"[()]")
+_RFC_AUTHORITY_END = re.compile(r"[/?#]")
+_PATH_START = re.compile(r"(?:^|[^/\\:])[/\\](?=[^/\\]|$)")
+CJK_FULL_STOP = re.compile("[\u3002\uff61]")
+_TRAILING = frozenset(".,:;!?'*_~\u3002\uff0e\uff61")
+
+# The plain shapes: an http(s) URL or a "www." host of ASCII letters, digits, dots and
+# hyphens, a path without ":", "\\", brackets or characters other than ASCII, and
+# trailing punctuation. Before an http(s) URL: nothing, "(", or markdown link text
+# ("[a.example](") with no ":", "/" or "www." in it, or (with a path) CJK text; an
+# ideographic full stop may end the URL. Nothing in these shapes can start a second
+# link, and each step of link_end is plain: that is what lets the shapes skip it.
+# Possessive repeats: the trailing punctuation is also a path character, and a regex
+# free to split a run of it between the two would try every split (quadratic).
+_HOST = r"[A-Za-z0-9][A-Za-z0-9.-]*+"
+_PATH_CHARS = r"A-Za-z0-9/?#=&%+_~.,;!*'@$-"
+_TAIL = r"[).,;!?'*_~]*"
+_HTTP = r"[Hh][Tt][Tt][Pp][Ss]?://"
+# Parentheses in the path only where none opens before the link (link_end's counts).
+_PLAIN_BARE = re.compile(
+    rf"(?:{_HTTP}(?P<host>{_HOST})|[Ww]{{3}}\.{_HOST})(?:[/?#][{_PATH_CHARS}()]*+)?{_TAIL}"
+)
+_PLAIN_AFTER_OPENING = re.compile(
+    rf"(?:\(|\[[A-Za-z0-9._-]*\]\(){_HTTP}(?P<host>{_HOST})(?:[/?#][{_PATH_CHARS}]*+)?{_TAIL}"
+)
+_PLAIN_AFTER_CJK = re.compile(
+    rf"[^\x00-\x7f]+{_HTTP}(?P<host>{_HOST})/[{_PATH_CHARS}]*+[\u3002\uff61]?[.,;!?'*_~]*"
+)
+
+
+def plain_link(token: str) -> tuple[int, int, int] | None:
+    """``(start, end, host start)`` of the token's one link when its shape is plain.
+
+    None when the token needs the general reading (which then gives the answer).
+    """
+    match = _PLAIN_BARE.fullmatch(token)
+    if match is not None:
+        # A "www." host starts at its "www."; later link starts ("=//", "=www.") lie
+        # inside this link, which the general reading skips over.
+        host = max(match.start("host"), 0)
+        return 0, _trim(token, 0, len(token)), host
+    match = _PLAIN_AFTER_OPENING.fullmatch(token) or _PLAIN_AFTER_CJK.fullmatch(token)
+    if match is None:
+        return None
+    host = match.start("host")
+    colon = host - 3  # "://" before the host
+    start = colon - 5 if token[colon - 1] in "sS" else colon - 4
+    if "www." in token[:start].lower():
+        return None  # "www." before the link may start one
+    close = token.find(")", host) if token[start - 1] == "(" else -1
+    full_stop = CJK_FULL_STOP.search(token, host)
+    end = close if close != -1 else full_stop.start() if full_stop is not None else len(token)
+    return start, _trim(token, start, end), host
+
+
+def link_end(token: str, start: int, limit: int | None = None) -> int:
+    """Where a link starting at ``start`` ends: GFM's rules for trailing punctuation.
+
+    Every step is bounded by this link's own extent, so reading a token stays linear
+    however many links it holds. ``limit``: a mention's extent, read as a text of its
+    own (what comes before it is not looked at).
+    """
+    end = len(token) if limit is None else limit
+    if limit is None and start and token[start - 1] == "(" and token.find(")", start) != -1:
+        # A link destination ("](https://a.example/)", or a URL in parentheses) ends at
+        # its first unbalanced ")": "[a](https://a.example/)[b](//b.example/)" is two links.
+        closing = _unbalanced_close(token, start, end)
+        if closing is not None:
+            end = closing
+    # Markdown link text ends at "](": "[https://a.example](https://b.example)".
+    if token.find("]", start, end) != -1:
+        depth = 0
+        for bracket in _BRACKET.finditer(token, start, end):
+            if bracket.group() == "[":
+                depth += 1
+            elif depth == 0:
+                end = bracket.start()
+                break
+            else:
+                depth -= 1
+    if not token.isascii() and not token[start:end].isascii():  # linear in the token
+        end = _cjk_end(token, start, end)
+    return _trim(token, start, end)
+
+
+def _cjk_end(token: str, start: int, end: int) -> int:
+    stop = _CJK_STOP.search(token, start, end)
+    if stop is not None:
+        end = stop.start()
+    # In the path, an ideographic full stop ends the sentence, not a label: where
+    # every reader agrees it is the path. After a "\\" WHATWG reads the path, but an
+    # RFC 3986 reader (urllib, httpx, curl) still reads the authority up to "/", "?"
+    # or "#": "https://a.example\\@python。org/" is one link, to python.org for them.
+    path_start = _PATH_START.search(token, start, end)
+    if path_start is not None:
+        path = path_start.end()
+        if token[path - 1] == "\\":
+            authority_end = _RFC_AUTHORITY_END.search(token, path, end)
+            if "@" in token[path : authority_end.start() if authority_end else end]:
+                path = authority_end.end() if authority_end else end
+        full_stop = CJK_FULL_STOP.search(token, path, end)
+        if full_stop is not None:
+            end = full_stop.start()
+    return end
+
+
+def _trim(token: str, start: int, end: int) -> int:
+    """``end`` moved back over trailing punctuation and ")" that closes nothing."""
+    opened, closed = token.count("(", start, end), token.count(")", start, end)
+    while end > start:
+        last = token[end - 1]
+        if last in _TRAILING:
+            end -= 1
+        elif last == ")" and opened < closed:
+            closed -= 1
+            end -= 1
+        else:
+            break
+    return end
+
+
+def _unbalanced_close(token: str, start: int, end: int) -> int | None:
+    """Where the first ")" that closes no "(" opened after ``start`` is, or None."""
+    depth = 0
+    for paren in _PAREN.finditer(token, start, end):
+        if paren.group() == "(":
+            depth += 1
+        elif depth == 0:
+            return paren.start()
+        else:
+            depth -= 1
+    return None
