@@ -20,6 +20,6 @@ settings.register_profile(
     max_examples=10,
 )
 settings.register_profile("default", deadline=None)
-# For a deeper search by hand: HYPOTHESIS_PROFILE=thorough ./dev test tests/web
+# For a deeper search by hand: HYPOTHESIS_PROFILE=thorough ./dev test tests/policy tests/text
 settings.register_profile("thorough", max_examples=3000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))

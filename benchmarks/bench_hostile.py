@@ -1,7 +1,7 @@
 """What hostile bytes cost web_fetch's extractors now that they are bounded (issue 17).
 
 Run by hand (numbers go in the issue's closing note, not in unit tests; the unit tests
-in tests/web/test_hostile_*.py only catch hangs and blow-ups):
+in tests/{fetch,search,net,text}/test_hostile_*.py only catch hangs and blow-ups):
 
     .venv/bin/python benchmarks/bench_hostile.py
 

@@ -1,5 +1,6 @@
 """The real cassettes other projects recorded against the real APIs, for the tests that
-read them (``tests/web/test_real_cassettes.py``, ``tests/web/test_trajectory_real.py``).
+read them (``tests/transcript/test_real_cassettes.py``,
+``tests/transcript/test_trajectory_real.py``).
 
 The folder lives outside the repository (../shared/real-cassettes next to the checkout,
 or $AGENTLOOP_TOOLS_REAL_CASSETTES; see its PROVENANCE.md): the tests skip when it is

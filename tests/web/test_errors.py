@@ -18,6 +18,8 @@ from agentloop_tools.testing import EvidenceAssertionError
 from agentloop_tools.web import FatalToolError, ToolFailure
 from agentloop_tools.web._fetch._codes import CODES
 
+pytestmark = pytest.mark.core
+
 SOURCE = Path(agentloop_tools.__file__).parent
 # The one class outside _errors.py: it must be an httpx timeout for httpx's own handling.
 OUTSIDE = {("web/_net/_body.py", "Overtime")}

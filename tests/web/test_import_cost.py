@@ -84,7 +84,7 @@ CHILD = textwrap.dedent(
 
 # The client-side tools are built on agentloop 0.6 tools (and older agentloop releases
 # load their own transports): .ci/lowest deselects this module on agentloop 0.4 and 0.5.
-pytestmark = pytest.mark.agentloop_06
+pytestmark = [pytest.mark.core, pytest.mark.agentloop_06]
 
 
 def run_child() -> dict[str, Any]:

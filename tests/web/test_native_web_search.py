@@ -12,6 +12,8 @@ from agentloop import Agent, HostedTool, Transcript
 
 from agentloop_tools.web import DomainPolicy, native_web_search
 
+pytestmark = pytest.mark.core
+
 
 def test_unconfigured_search_has_no_options() -> None:
     tool = native_web_search()

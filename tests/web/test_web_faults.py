@@ -18,6 +18,8 @@ from agentloop_tools.web import DomainPolicy, search, web_fetch
 from agentloop_tools.web._faults import PAYWALL_TEXT, injected, web_faults
 from agentloop_tools.web.backends import brave, tavily
 
+pytestmark = pytest.mark.core
+
 PAGE = "https://docs.python.org/3/whatsnew/3.13.html"
 MOVED = "https://docs.python.org/3/whatsnew/index.html"
 HTML = "<html><head><title>What's New</title></head><body><p>{}</p></body></html>"

@@ -34,7 +34,7 @@ _ANCHOR_WIDE = re.compile(r"[.\uff0e\u3002\uff61:/\\]" + _CONTINUES + _ANCHOR_TA
 # an opening alternation is tried at every position of the text. Where an anchor is
 # longer than one character ("www.", "[.]") the class holds its last character and a
 # lookbehind the rest: the match starts later in the same token, which yields the
-# same token (tests/web/test_finder_speed.py holds them to the alternations).
+# same token (tests/text/test_finder_speed.py holds them to the alternations).
 ANCHOR_ANY = re.compile(
     r"[.\uff0e\u3002\uff61:/\\\])}]"
     r"(?:(?<=[.\uff0e\u3002\uff61:/\\])" + _CONTINUES

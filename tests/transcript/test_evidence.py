@@ -17,6 +17,8 @@ from agentloop_tools.testing import (
 from agentloop_tools.web import DomainPolicy, citations, sources
 from tests.transcripts import converse
 
+pytestmark = pytest.mark.core
+
 
 def urls(found: list[Source] | list[Citation]) -> list[str]:
     return [item.url for item in found]

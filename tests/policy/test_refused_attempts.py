@@ -19,7 +19,7 @@ from agentloop_tools.web._transcript._fetch_format import requested_trailer
 from agentloop_tools.web._transcript._tool_calls import our_tool_calls
 from tests.fetch.helpers import Recorder, converse, html_page, public_resolver, turn
 
-pytestmark = pytest.mark.agentloop_06
+pytestmark = [pytest.mark.core, pytest.mark.agentloop_06]
 
 ALLOW = DomainPolicy.allow(["python.org"])
 EVIL = "https://evil.example/page"

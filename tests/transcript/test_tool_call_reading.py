@@ -27,6 +27,8 @@ from tests import agents
 from tests.fetch.helpers import Recorder, converse, html_page, public_resolver, turn
 from tests.search.helpers import call, run_agent, scripted_tool
 
+pytestmark = pytest.mark.core
+
 POLICY = DomainPolicy.allow(["python.org"])
 # web_fetch needs agentloop 0.6 (timeout_seconds=): the core runs on 0.4 and 0.5 skip these.
 FETCH_TOOL = pytest.mark.agentloop_06

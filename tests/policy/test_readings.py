@@ -19,6 +19,8 @@ from agentloop_tools.web import DomainPolicy, per_page, sources
 from agentloop_tools.web._domains._url import locate
 from agentloop_tools.web._text._markup import decode, layout
 
+pytestmark = pytest.mark.core
+
 ALLOW = DomainPolicy.allow(["good.example"])
 BLOCK = DomainPolicy.block(["evil.example"])
 

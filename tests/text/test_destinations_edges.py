@@ -20,6 +20,8 @@ from agentloop_tools.web._text._destinations import link_destinations, shown_lin
 from agentloop_tools.web.backends import brave
 from tests.search.helpers import BRAVE_KEY
 
+pytestmark = pytest.mark.core
+
 ALLOW = DomainPolicy.allow(["python.org"])
 SKIPPED = "1 result without a usable http(s) URL skipped"
 WITHHELD = "[link withheld by the domain policy]"

@@ -14,6 +14,8 @@ from agentloop.transcript import HostedToolPart, TextPart
 
 from agentloop_tools.web import DomainPolicy, Violation
 
+pytestmark = pytest.mark.core
+
 
 def test_modes_domains_and_repr() -> None:
     policy = DomainPolicy.allow(["python.org", "Example.com/docs"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from agentloop import Transcript
 from agentloop.transcript import Citation, HostedToolPart, Source, TextPart
 from hypothesis import assume, example, given, settings
@@ -10,6 +11,8 @@ from hypothesis import strategies as st
 from agentloop_tools.web import DomainPolicy
 from agentloop_tools.web._domains._rules import parse_rule
 from agentloop_tools.web._domains._url import locate, parse, quick_host
+
+pytestmark = pytest.mark.core
 
 LABEL = st.from_regex(r"[a-z][a-z0-9]{0,8}(?:-[a-z0-9]{1,4})?", fullmatch=True)
 TLD = st.sampled_from(["com", "org", "net", "io", "de", "jp", "co.uk", "example"])

@@ -2,7 +2,7 @@
 
 ``web_fetch`` (direct), ``web_search`` and ``web_fetch(via=...)`` read bodies and wait
 on sockets through the same room (``web/_net/``), so each hostile shape runs against
-all three on loopback, under the watchdog (``tests/web/hostile.py``). What differs is
+all three on loopback, under the watchdog (``tests/hostile.py``). What differs is
 on purpose: ``web_fetch`` cuts a body at ``max_bytes`` and reads what it got, the
 others refuse it (and a body that expands over 100 times its size).
 """
@@ -20,11 +20,11 @@ import pytest
 from agentloop_tools.web import web_fetch, web_search
 from agentloop_tools.web.backends import brave, tavily
 from tests.fetch.helpers import fetch_once
+from tests.hostile import Respond, answer, bounded, head, raw_server
 from tests.search.helpers import BRAVE_KEY, TAVILY_KEY, call, results, run_agent
-from tests.web.hostile import Respond, answer, bounded, head, raw_server
 
 # The client-side tools (web_fetch, web_search) are built on agentloop 0.6 tools.
-pytestmark = pytest.mark.agentloop_06
+pytestmark = [pytest.mark.core, pytest.mark.agentloop_06]
 
 TOOLS = ["web_fetch", "web_search", "web_fetch-via"]
 PAGE = "https://docs.python.org/3/"

@@ -1,6 +1,6 @@
 """web_search against hostile loopback servers: every answer is a coded, bounded result.
 
-Each shape runs under the watchdog (``tests/web/hostile.py``): a hang or a memory
+Each shape runs under the watchdog (``tests/hostile.py``): a hang or a memory
 blow-up fails the test instead of stalling the run. Nothing here asserts speed
 (benchmarks/ does); the bounds asserted are the documented ones, with slack.
 """
@@ -16,11 +16,11 @@ import pytest
 from agentloop_tools.web import web_search
 from agentloop_tools.web._search._responses import retry_after
 from agentloop_tools.web.backends import brave, searxng
+from tests.hostile import answer, bounded, raw_server
 from tests.search.helpers import BRAVE_KEY, call, results, run_agent
-from tests.web.hostile import answer, bounded, raw_server
 
 # The client-side tools (web_fetch, web_search) are built on agentloop 0.6 tools.
-pytestmark = pytest.mark.agentloop_06
+pytestmark = [pytest.mark.core, pytest.mark.agentloop_06]
 
 
 def _search(base: str, **options: object) -> str:

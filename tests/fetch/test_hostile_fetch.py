@@ -1,6 +1,6 @@
 """web_fetch against hostile loopback servers and bytes: a coded, bounded, audited result.
 
-Every shape runs under the watchdog (``tests/web/hostile.py``): a hang or a memory
+Every shape runs under the watchdog (``tests/hostile.py``): a hang or a memory
 blow-up fails the test instead of stalling the run. No speed is asserted here.
 """
 
@@ -28,11 +28,11 @@ from tests.fetch.helpers import (
     turn,
 )
 from tests.fetch.pdfs import deep_tree_pdf, one_page_pdf, pdf_of, shared_stream_pdf, stream
+from tests.hostile import bounded, head, raw_server
 from tests.transcripts import results
-from tests.web.hostile import bounded, head, raw_server
 
 # The client-side tools (web_fetch, web_search) are built on agentloop 0.6 tools.
-pytestmark = pytest.mark.agentloop_06
+pytestmark = [pytest.mark.core, pytest.mark.agentloop_06]
 
 TEXT = b"<p>" + b"Readable words on a hostile page. " * 20 + b"</p>"
 

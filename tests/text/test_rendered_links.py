@@ -20,6 +20,7 @@ from __future__ import annotations
 from html.parser import HTMLParser
 
 import cmarkgfm
+import pytest
 from ada_url import join_url, parse_url
 from agentloop import Transcript
 from agentloop.transcript import TextPart
@@ -30,6 +31,8 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from agentloop_tools.web import DomainPolicy
+
+pytestmark = pytest.mark.core
 
 RENDERER = MarkdownIt("gfm-like", {"linkify": True, "html": True})
 BASE = "https://answer.invalid/page"

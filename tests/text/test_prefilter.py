@@ -21,6 +21,8 @@ from agentloop_tools.web import DomainPolicy
 from agentloop_tools.web._text._finder import tokens
 from agentloop_tools.web._text._prefilter import RuleFinder
 
+pytestmark = pytest.mark.core
+
 FRAGMENTS = st.sampled_from(
     [
         "evil", "EVIL", "com", "e", "x", "b", "a_b", "_", "-", ".", "..", "。", "．", "｡",

@@ -26,7 +26,7 @@ from agentloop_tools.web._domains._url import locate
 from tests.real_cassettes import needs_real_cassettes
 from tests.recorded import FOLDER, interactions, provider_of, read_alone
 
-pytestmark = needs_real_cassettes
+pytestmark = [pytest.mark.core, needs_real_cassettes]
 
 
 def oracles() -> dict[str, dict[str, Any]]:

@@ -29,7 +29,7 @@ from agentloop_tools.web import DomainPolicy, ToolCall, native_web_search, tool_
 from tests import agents
 from tests.fetch.helpers import public_resolver
 
-pytestmark = pytest.mark.agentloop_06  # web_fetch needs agentloop 0.6
+pytestmark = [pytest.mark.core, pytest.mark.agentloop_06]  # web_fetch needs agentloop 0.6
 
 ALLOW = DomainPolicy.allow(["python.org"])
 EVIL = "https://evil.example/page"

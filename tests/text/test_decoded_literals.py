@@ -13,12 +13,15 @@ from __future__ import annotations
 import ast
 import json
 
+import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentloop_tools.web import DomainPolicy
-from tests.web.test_rendered_links import audit, host_of, under
+from tests.text.test_rendered_links import audit, host_of, under
+
+pytestmark = pytest.mark.core
 
 ALLOW = DomainPolicy.allow(["good.example.com", "xn--mnchen-3ya.de"])
 BLOCK = DomainPolicy.block(["evil.com"])

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
 from agentloop.transcript import Message, TextPart
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from agentloop_tools.testing.strategies import answers, urls
 from agentloop_tools.web import DomainPolicy, Explanation, Reading
+
+pytestmark = pytest.mark.core
 
 ALLOW = DomainPolicy.allow(["python.org", "docs.djangoproject.com"])
 BLOCK = DomainPolicy.block(["wikipedia.org", "evil.example/private"])

@@ -22,6 +22,8 @@ from agentloop.transcript import TextPart
 
 from agentloop_tools.web import DomainPolicy
 
+pytestmark = pytest.mark.core
+
 N = 60_000
 HOSTILE = {
     "unbalanced parentheses": ("https://a.example/" + ")" * N, 0, 0),

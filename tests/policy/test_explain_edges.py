@@ -10,6 +10,8 @@ from agentloop.transcript import Message, TextPart
 from agentloop_tools.web import DomainPolicy, Explanation
 from agentloop_tools.web._policy._explain import MAX_ITEMS, MAX_TEXT
 
+pytestmark = pytest.mark.core
+
 ALLOW = DomainPolicy.allow(["python.org"])
 BLOCK = DomainPolicy.block(["evil.com"])
 

@@ -12,6 +12,8 @@ from agentloop.transcript import TextPart
 
 from agentloop_tools.web import DomainPolicy
 
+pytestmark = pytest.mark.core
+
 DOC = Path(__file__).parents[2] / "docs" / "domain-policies.md"
 RULES = ["example.com", "example.org/docs", "192.0.2.10", "[2001:db8::1]", "xn--mnchen-3ya.de"]
 ALLOW = DomainPolicy.allow(RULES)

@@ -7,6 +7,7 @@ import ast
 from pathlib import Path
 from urllib.parse import quote
 
+import pytest
 from agentloop.transcript import Message, TextPart
 from hypothesis import example, given
 from hypothesis import strategies as st
@@ -16,6 +17,8 @@ from agentloop_tools.web import DomainPolicy
 from agentloop_tools.web._domains._index import NESTING, RuleIndex
 from agentloop_tools.web._domains._rules import parse_rules
 from agentloop_tools.web._domains._url import locate
+
+pytestmark = pytest.mark.core
 
 LABEL = st.sampled_from(["a", "b", "evil", "good", "docs", "xn--80ak6aa92e"])
 TLD = st.sampled_from(["com", "org", "example"])

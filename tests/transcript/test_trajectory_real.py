@@ -24,6 +24,7 @@ from tests.real_cassettes import needs_real_cassettes
 from tests.recorded import FOLDER, interactions, provider_of, read_alone
 
 pytestmark = [
+    pytest.mark.core,
     needs_real_cassettes,
     pytest.mark.agentloop_06,  # the cassette reader builds agentloop's clients
 ]
