@@ -104,8 +104,13 @@ def pytest_sessionfinish(session):
 """
 
 
+def tree_path(directory: Path) -> str:
+    """``directory``, then the source tree PYTHONPATH names (bench_rows.py's --tree)."""
+    return os.pathsep.join(filter(None, [str(directory), os.environ.get("PYTHONPATH")]))
+
+
 def run(directory: Path, *args: str, recording: bool = False) -> float:
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(directory), "PYTHONPATH": str(directory)}
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(directory), "PYTHONPATH": tree_path(directory)}
     if recording:
         env["RECORDING"] = "1"
     wall, _ = cpu_run(directory, *args, env=env)
@@ -251,6 +256,107 @@ def startup(rounds: int = 31) -> None:
                 )
     finally:
         shutil.rmtree(directory)
+
+
+# --- issue 30's rows (bench_rows.py): CPU time, each against a reference of the same run
+# Collection CPU time (pytest_collection, start to end) and each test's CPU time.
+CPU_TIMER = """
+import json, time
+import pytest
+
+spent = {}
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection(session):
+    started = time.process_time()
+    try:
+        return (yield)
+    finally:
+        spent["collection"] = time.process_time() - started
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    started = time.process_time()
+    try:
+        return (yield)
+    finally:
+        spent[item.nodeid] = time.process_time() - started
+
+
+def pytest_sessionfinish(session):
+    with open("cpu.json", "w") as out:
+        json.dump(spent, out)
+"""
+MARKED = """
+import pytest
+{tests}
+"""
+
+
+def collection_cpu(directory: Path, name: str) -> float:
+    run(directory, "--collect-only", name, "-p", "cpu_timer")
+    spent: dict[str, float] = json.loads((directory / "cpu.json").read_text())
+    return spent["collection"]
+
+
+def row_collection() -> dict[str, object]:
+    """Collecting 200 tests marked domain_policy against 200 unmarked ones."""
+    directory = Path(tempfile.mkdtemp(prefix="bench-plugin-"))
+    try:
+        (directory / "cpu_timer.py").write_text(dedent(CPU_TIMER))
+        marked = "\n".join(
+            f"@pytest.mark.domain_policy(block=['evil{n}.example'])\ndef test_{n}():\n    pass\n"
+            for n in range(TESTS)
+        )
+        plain = "\n".join(f"def test_{n}():\n    pass\n" for n in range(TESTS))
+        (directory / "test_marked.py").write_text(MARKED.format(tests=marked))
+        (directory / "test_plain.py").write_text(MARKED.format(tests=plain))
+        pairs = [
+            (
+                collection_cpu(directory, "test_marked.py"),
+                collection_cpu(directory, "test_plain.py"),
+            )
+            for _ in range(3)
+        ]
+    finally:
+        shutil.rmtree(directory)
+    marked_cpu = median(pair[0] for pair in pairs)
+    plain_cpu = median(pair[1] for pair in pairs)
+    return {
+        "ms": marked_cpu * 1000,
+        "reference_ms": plain_cpu * 1000,
+        "ratio": marked_cpu / plain_cpu,
+        "note": f"{TESTS} marked vs {TESTS} unmarked tests, median of 3",
+    }
+
+
+def row_replay() -> dict[str, object]:
+    """A replayed one-request agent test against the same test on FakeClient."""
+    directory = Path(tempfile.mkdtemp(prefix="bench-plugin-"))
+    try:
+        prepare(directory, "")
+        (directory / "cpu_timer.py").write_text(dedent(CPU_TIMER))
+        run(directory, "test_fake.py", "test_replay.py", "-p", "cpu_timer")
+        spent: dict[str, float] = json.loads((directory / "cpu.json").read_text())
+    finally:
+        shutil.rmtree(directory)
+    # Medians: the first test of each suite pays one-time imports.
+    fake = median(t for node, t in spent.items() if node.startswith("test_fake.py"))
+    replay = median(t for node, t in spent.items() if node.startswith("test_replay.py"))
+    return {
+        "ms": replay * 1000,
+        "reference_ms": fake * 1000,
+        "ratio": replay / fake,
+        "note": f"CPU per test, medians of {TESTS}; +{(replay - fake) * 1000:.2f} ms replayed",
+    }
+
+
+ROWS = {
+    "collection, 200 marked tests (vs unmarked)": row_collection,
+    "replayed test, plugin's cassette guard (vs FakeClient)": row_replay,
+}
 
 
 if __name__ == "__main__":

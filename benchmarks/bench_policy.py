@@ -13,15 +13,21 @@ Targets (issue #2): ``permits``/``match`` <= 5 us per URL at 100,000 rules; audi
 1 MB of link-dense text (a link or host-like word every ~90 characters) against
 100,000 block rules. A blocklist's first audit also builds its rule finder (an
 Aho-Corasick automaton of the rules): reported on its own line.
+
+Issue 30's rows (``ROWS``, run by ``bench_rows.py``, which can run them against two
+source trees) time each audit in CPU time against ``re.findall(r"https?://\\S*")`` over
+the same text in the same process, so a loaded machine slows both alike.
 """
 
 from __future__ import annotations
 
 import random
+import re
 import sys
 import time
 from collections.abc import Callable
-from functools import partial
+from functools import cache, partial
+from typing import Any
 
 from agentloop import Transcript
 from agentloop.transcript import TextPart
@@ -249,5 +255,129 @@ def main() -> None:
         print(f"hostile text, {name}: {elapsed * 1000:.0f} ms for {len(hostile_text):,} chars")
 
 
+# --- issue 30's rows: each a ratio to a reference timed in the same process ----------
+REFERENCE = re.compile(r"https?://\S*")
+type Row = dict[str, Any]
+
+
+def cpu_best(repeats: int, action: Callable[[], object]) -> float:
+    """The least CPU time of ``repeats`` runs (the process's, not the wall clock's)."""
+    times = []
+    for _ in range(repeats):
+        started = time.process_time()
+        action()
+        times.append(time.process_time() - started)
+    return min(times)
+
+
+@cache
+def _big() -> list[str]:
+    return domains(100_000, seed=1)
+
+
+def _as_transcript(text: str) -> Transcript:
+    transcript = Transcript()
+    transcript.add_user_message("question")
+    transcript.add_assistant_message([TextPart(text=text)])
+    return transcript
+
+
+def audit_row(policy: DomainPolicy, text: str, repeats: int = 7) -> Row:
+    """One audit of ``text``, after a first one (which builds the rule finder)."""
+    transcript = _as_transcript(text)
+    started = time.process_time()
+    found = len(policy.audit(transcript))
+    first = time.process_time() - started
+    elapsed = cpu_best(repeats, partial(policy.audit, transcript))
+    reference = cpu_best(max(repeats, 25), partial(REFERENCE.findall, text))  # a few ms: noisy
+    megabytes = len(text.encode()) / 1e6
+    return {
+        "ms": elapsed * 1000,
+        "mb_per_s": megabytes / elapsed,
+        "reference_ms": reference * 1000,
+        "ratio": elapsed / reference,
+        "note": f"{found} violations; first audit {first * 1000:.0f} ms",
+    }
+
+
+def _dense() -> str:
+    return dense_text(1_000_000, domains(2_000, seed=2) + _big()[:50], seed=4)
+
+
+def _prose() -> str:
+    return answer_text(1_000_000, domains(2_000, seed=2) + _big()[:50], seed=3)
+
+
+def row_link_dense_allow() -> Row:
+    return audit_row(DomainPolicy.allow(_big()), _dense())
+
+
+def row_prose_allow() -> Row:
+    return audit_row(DomainPolicy.allow(_big()), _prose())
+
+
+def row_link_dense_block() -> Row:
+    return audit_row(DomainPolicy.block(_big()), _dense())
+
+
+def row_every_link_blocked() -> Row:
+    return audit_row(DomainPolicy.block(_big()), dense_text(1_000_000, _big()[:2000], seed=4))
+
+
+def row_prose_block() -> Row:
+    return audit_row(DomainPolicy.block(_big()), _prose())
+
+
+def row_mentions_in_a_path() -> Row:
+    """The slowest hostile shape: one URL whose path mentions b.com 33,000 times."""
+    text = "https://a.example/" + "b.com/" * 33_333
+    return audit_row(DomainPolicy.block(["b.com", *_big()[:1000]]), text, repeats=3)
+
+
+ROWS: dict[str, Callable[[], Row]] = {
+    "link-dense MB, allowlist, 100,000 rules": row_link_dense_allow,
+    "prose MB, allowlist, 100,000 rules": row_prose_allow,
+    "link-dense MB, blocklist, 100,000 rules": row_link_dense_block,
+    "link-dense MB, every link blocked": row_every_link_blocked,
+    "hostile: mentions in a path, 200 KB, blocklist": row_mentions_in_a_path,
+    "prose MB, blocklist, 100,000 rules": row_prose_block,
+}
+
+
 if __name__ == "__main__":
     main()
+
+
+def row_engine_payback() -> Row:
+    """What PAYBACK_CHARS_PER_LITERAL stands for: compile cost over scan time saved."""
+    try:
+        from agentloop_tools.web._text._literal_search import LiteralSearch, hyperscan_module
+    except ImportError:
+        return {"note": "this tree has one blocklist engine"}
+    if hyperscan_module() is None:
+        return {"note": "hyperscan is not installed"}
+    literals = _big()[:10_000]
+    text = _dense().lower()
+    started = time.process_time()
+    fast = LiteralSearch(literals, engine="hyperscan")
+    fast.starts("x")
+    compile_seconds = time.process_time() - started
+    slow = LiteralSearch(literals, engine="aho-corasick")
+    slow.starts("x")
+    hyperscan_seconds = cpu_best(5, partial(fast.starts, text))
+    fallback_seconds = cpu_best(5, partial(slow.starts, text))
+    saved_per_char = (fallback_seconds - hyperscan_seconds) / len(text)
+    per_literal = compile_seconds / len(literals)
+    return {
+        "ms": hyperscan_seconds * 1000,
+        "reference_ms": fallback_seconds * 1000,
+        "ratio": hyperscan_seconds / fallback_seconds,
+        "note": (
+            f"Hyperscan vs Aho-Corasick on 1 MB, 10,000 literals; compile "
+            f"{per_literal * 1e6:.0f} us/literal, saves {saved_per_char * 1e9:.1f} ns/char: "
+            f"pays back after {per_literal / max(saved_per_char, 1e-12):,.0f} chars/literal"
+        ),
+    }
+
+
+ROWS["engines: Hyperscan vs Aho-Corasick scan (payback)"] = row_engine_payback

@@ -7,11 +7,11 @@ occurs in it, lower-cased and with ideographic full stops read as dots (IDNA's
 reading), unless the host is written in a form a substring cannot see: escapes,
 backslashes, punycode (look-alikes), defanged dots, or characters other than printable
 ASCII and CJK letters and punctuation (IDNA maps or deletes some of those). So one
-Aho-Corasick pass finds every occurrence of every rule at once (ahocorasick-rs: its
-time does not grow with the number of rules), one regex pass finds the characters a
-substring cannot speak for, and only the tokens holding either are read. The result is
-the part of ``tokens(text)`` that may hold a finding; a property test holds it to
-reading every token.
+pass finds every occurrence of every rule at once (``_literal_search``: Aho-Corasick,
+or Hyperscan when installed; its time does not grow with the number of rules), one
+regex pass finds the characters a substring cannot speak for, and only the tokens
+holding either are read. The result is the part of ``tokens(text)`` that may hold a
+finding; a property test holds it to reading every token.
 """
 
 from __future__ import annotations
@@ -19,9 +19,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from ahocorasick_rs import AhoCorasick
-
 from agentloop_tools.web._text._finder import ANCHOR_ANY, TOKEN_RUN, tokens
+from agentloop_tools.web._text._literal_search import LiteralSearch
 
 # Besides printable ASCII, the characters substrings speak for: CJK letters (never part
 # of an ASCII host, never an ASCII look-alike), ideographic full stops (read as dots)
@@ -33,6 +32,14 @@ _CJK_RULED = (
     "\uff01-\uff0c\uff0e\uff0f\uff1a-\uff20\uff3b-\uff3e\uff40\uff5b-\uff65"
 )
 _DOTS = "\u3002\uff0e\uff61"
+# What \s is in a str pattern (str.isspace()), written out for Hyperscan, which reads
+# the same class in one pass with the rules (a test holds the two to each other).
+_WHITESPACE = "\t-\r\x1c- \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+_SEEN_CJK_RULED = _WHITESPACE + "\x21-\x7e" + _CJK_RULED
+# The two characters str.lower() does more to than case: "İ" becomes two characters,
+# the Kelvin sign an ASCII "k".
+_LOWER_CHANGES = ("\u0130", "\u212a")
+_DOT_BYTES = tuple(dot.encode() for dot in _DOTS)
 # One pattern per kind, each a single character class at its start: an alternation
 # would be tried at every position of the text.
 _UNSEEN_CJK_RULED = re.compile(rf"[^\s\x21-\x7e{_CJK_RULED}]")
@@ -56,43 +63,80 @@ class RuleFinder:
     they cannot when a rule has a punycode label a host of CJK letters could match.
     """
 
-    __slots__ = ("_automaton", "_unseen")
+    __slots__ = ("_search", "_unseen")
 
     def __init__(self, hosts: Iterable[str], *, cjk: bool) -> None:
-        self._automaton = AhoCorasick([*sorted(set(hosts) - set(_HIDING)), *_HIDING])
+        literals = [*sorted(set(hosts) - set(_HIDING)), *_HIDING]
+        # On Hyperscan, the characters outside the CJK class are found in the same pass
+        # as the rules (rules of ASCII only: see _bytes_positions).
+        ascii_rules = all(literal.isascii() for literal in literals)
+        seen = _SEEN_CJK_RULED if cjk and ascii_rules else None
+        self._search = LiteralSearch(literals, seen=seen)
         self._unseen = _UNSEEN_CJK_RULED if cjk else _UNSEEN
 
     def tokens_to_read(self, text: str) -> list[tuple[int, str]]:
         """``(offset, token)`` of the tokens of ``text`` that may name a rule's host."""
+        positions = self._bytes_positions(text)
+        if positions is None:
+            positions = self._text_positions(text)
+        if positions is None:
+            return list(tokens(text))
+        if not positions:
+            return []
+        return _tokens_at(text, positions)
+
+    def _bytes_positions(self, text: str) -> list[int] | None:
+        """Where rules and unseen characters are, read from the UTF-8 with ASCII letters
+        lower-cased (cheaper than str.lower() on a non-ASCII text), or None.
+
+        Rules of ASCII only match ASCII, which bytes.lower() folds as str.lower() does;
+        other characters keep their place in or out of the CJK class, and ideographic
+        dots become dots as below (both in the class): the same positions.
+        """
+        if self._search.engine != "hyperscan" or any(c in text for c in _LOWER_CHANGES):
+            return None
+        try:
+            data = text.encode().lower()
+        except UnicodeEncodeError:
+            return None
+        for dot in _DOT_BYTES:
+            if dot in data:
+                data = data.replace(dot, b".")
+        return self._search.starts_and_unseen(data, len(text))
+
+    def _text_positions(self, text: str) -> list[int] | None:
+        """Where rules and unseen characters are, or None to read every token."""
         lowered = text.lower()
         if len(lowered) != len(text):
-            return list(tokens(text))  # lower-casing moved the offsets: read everything
+            return None  # lower-casing moved the offsets: read everything
         for dot in _DOTS:
             if dot in lowered:
                 lowered = lowered.replace(dot, ".")
         # Non-overlapping matches suffice: an occurrence hidden under another one is
         # in the same token, as rules hold no character that ends a token.
         try:
-            matches = self._automaton.find_matches_as_indexes(lowered)
+            positions = self._search.starts(lowered)
         except UnicodeEncodeError:
-            return list(tokens(text))  # lone surrogates: no UTF-8 for the automaton
-        positions = [start for _, start, _ in matches]
+            return None  # lone surrogates: no UTF-8 for the automaton
         positions.extend(match.start() for match in self._unseen.finditer(text))
-        if not positions:
-            return []
-        reversed_text = text[::-1]
-        length = len(text)
-        found: list[tuple[int, str]] = []
-        end = -1
-        for position in sorted(positions):
-            if position < end:
-                continue  # in the token just taken: each token is measured once
-            back = TOKEN_RUN.match(reversed_text, length - position)
-            start = length - back.end() if back is not None else position
-            forward = TOKEN_RUN.match(text, position)
-            end = max(forward.end() if forward is not None else position, position + 1)
-            # tokens() yields the tokens holding an anchor; ANCHOR_ANY finds one
-            # exactly where the pattern tokens() chose for the whole text does.
-            if ANCHOR_ANY.search(text, start, end) is not None:
-                found.append((start, text[start:end]))
-        return found
+        return positions
+
+
+def _tokens_at(text: str, positions: list[int]) -> list[tuple[int, str]]:
+    """The tokens (as ``tokens(text)`` yields them) holding any of ``positions``."""
+    reversed_text = text[::-1]
+    length = len(text)
+    found: list[tuple[int, str]] = []
+    end = -1
+    for position in sorted(positions):
+        if position < end:
+            continue  # in the token just taken: each token is measured once
+        back = TOKEN_RUN.match(reversed_text, length - position)
+        start = length - back.end() if back is not None else position
+        forward = TOKEN_RUN.match(text, position)
+        end = max(forward.end() if forward is not None else position, position + 1)
+        # tokens() yields the tokens holding an anchor; ANCHOR_ANY finds one
+        # exactly where the pattern tokens() chose for the whole text does.
+        if ANCHOR_ANY.search(text, start, end) is not None:
+            found.append((start, text[start:end]))
+    return found
