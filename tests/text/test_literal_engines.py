@@ -28,7 +28,9 @@ from agentloop_tools.web._search._render import SearchHit, render_results
 from agentloop_tools.web._text import _literal_search
 from agentloop_tools.web._text._literal_search import ENGINE_VARIABLE, LiteralSearch
 from agentloop_tools.web._text._prefilter import RuleFinder
-from tests.web.test_prefilter import RULES, TEXTS
+from tests.text.test_prefilter import RULES, TEXTS
+
+pytestmark = pytest.mark.core
 
 needs_hyperscan = pytest.mark.skipif(
     _literal_search.hyperscan_module() is None, reason="the speed extra is not installed"
