@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 
 # The rooms, by job: _arguments (the parser), _inputs (files, the policy, problems),
 # _output (formats, escapes, stderr), and one per command: _audit (with _baseline,
-# _sarif, and _jsonl for transcript logs and --jobs), _evidence (with _provenance),
+# _sarif, and _jobs running --jobs over agentloop_tools._logs), _evidence (with _provenance),
 # _diff (with the core's testing._drift), _scan, _explain.
 __all__ = [
     "COMMANDS",

@@ -7,7 +7,7 @@ Each file is read (in this process, or ``--jobs`` worker processes), the baselin
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,6 +26,7 @@ from agentloop_tools.cli._output import EXIT_CLEAN, EXIT_FOUND, EXIT_USAGE, File
 if TYPE_CHECKING:
     import argparse
 
+    from agentloop_tools._logs._pieces import Part, Unit
     from agentloop_tools.cli._inputs import Found
 
 
@@ -79,17 +80,18 @@ def _report_recorded(found: Found, policy: Any) -> None:
 
 def _audit_all(found: Found, policy: Any, jobs: int) -> list[FileAudit]:
     """Each file's audit (paths that could not be listed too), sorted by path."""
-    from agentloop_tools.cli import _jsonl
+    from agentloop_tools._logs._pieces import merge, units
+    from agentloop_tools.cli._jobs import audit_unit, run_units
 
     audits = [FileAudit(problem["path"], problems=[problem]) for problem in found.problems]
-    work = _jsonl.units(found.files)
+    work = units(found.files)
     if jobs > 1:
-        done = _jsonl.run(work, policy, audit_one, jobs)
+        done: Iterable[tuple[Unit, Part]] = run_units(work, policy, audit_one, jobs)
     else:
-        done = [
-            (unit, _jsonl.do(unit, policy, audit_one)) for unit in _output.progress(work, "audit")
-        ]
-    for part in _jsonl.merge(done).values():
+        done = (
+            (unit, audit_unit(unit, policy, audit_one)) for unit in _output.progress(work, "audit")
+        )
+    for part in merge(done).values():
         audits.append(
             FileAudit(part.path, part.transcripts, part.tool_requests, part.violations,
                       part.problems)
@@ -134,9 +136,9 @@ _READER: Any = None  # one per process: its clients are built once
 def audit_one(path: str, policy: Any) -> Any:
     """Audit one cassette or transcript file (in this process or a --jobs worker)."""
     global _READER
+    from agentloop_tools._logs._pieces import Part
     from agentloop_tools._report._entries import violation_entry
     from agentloop_tools.cassettes import Reader
-    from agentloop_tools.cli._jsonl import Part
 
     if _READER is None:
         _READER = Reader()
