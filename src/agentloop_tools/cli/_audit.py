@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
     from agentloop_tools._logs._pieces import Part, Unit
     from agentloop_tools.cli._inputs import Found
+    from agentloop_tools.cli._spool import Spools
 
 
 def audit(args: argparse.Namespace) -> int:
@@ -44,16 +45,33 @@ def audit(args: argparse.Namespace) -> int:
     refused_attempts = _refused.setting(args)
     found = collect_for(args, hint_domains=bool(args.allow or args.block))
     require_something(found, args.paths, "audit")
-    audits = _audit_all(found, policy, args.jobs)
-    from agentloop_tools.cli import _baseline
+    from agentloop_tools.cli._spool import Spools
 
+    with Spools() as spooled:
+        audits = _audit_all(found, policy, args.jobs, refused_attempts[0], spooled)
+        return _report(args, audits, policy, origin, found, refused_attempts)
+
+
+def _report(
+    args: argparse.Namespace,
+    audits: list[FileAudit],
+    policy: Any,
+    origin: str,
+    found: Found,
+    refused_attempts: tuple[str, str | None],
+) -> int:
+    """Apply the baseline, write the format asked for, and decide the exit code."""
+    from agentloop_tools.cli import _baseline, _refused
+
+    if args.baseline or args.write_baseline:
+        for audit in audits:  # a baseline is applied in memory
+            audit.violations = list(audit.violations)
     try:
         outcome = _baseline.apply(
             audits, policy, write_to=args.write_baseline, read_from=args.baseline
         )
     except BaselineError as error:
         raise UsageProblem(str(error)) from None
-    _refused.mark(audits, refused_attempts[0])
     args.refused_setting = refused_attempts  # for the table's summary
     _write(args, audits, policy, origin, found, outcome)
     _output.report_skipped(found.skipped)
@@ -78,9 +96,16 @@ def _report_recorded(found: Found, policy: Any) -> None:
             stderr(line)
 
 
-def _audit_all(found: Found, policy: Any, jobs: int) -> list[FileAudit]:
-    """Each file's audit (paths that could not be listed too), sorted by path."""
-    from agentloop_tools._logs._pieces import merge, units
+def _audit_all(
+    found: Found, policy: Any, jobs: int, refused: str, spooled: Spools
+) -> list[FileAudit]:
+    """Each file's audit (paths that could not be listed too), sorted by path.
+
+    Each result is folded in as it comes (a log's pieces in order) and its violations
+    and problems spooled to disk: memory stays flat whatever the size of a log.
+    """
+    from agentloop_tools._logs._pieces import merged_in_order, units
+    from agentloop_tools.cli import _refused
     from agentloop_tools.cli._jobs import audit_unit, run_units
 
     audits = [FileAudit(problem["path"], problems=[problem]) for problem in found.problems]
@@ -91,11 +116,16 @@ def _audit_all(found: Found, policy: Any, jobs: int) -> list[FileAudit]:
         done = (
             (unit, audit_unit(unit, policy, audit_one)) for unit in _output.progress(work, "audit")
         )
-    for part in merge(done).values():
-        audits.append(
-            FileAudit(part.path, part.transcripts, part.tool_requests, part.violations,
-                      part.problems)
-        )  # fmt: skip
+    current: Any = None
+    for part in merged_in_order(done):
+        if current is None or current.path != part.path:
+            current = FileAudit(part.path, violations=spooled(), problems=spooled())
+            audits.append(current)
+        current.transcripts += part.transcripts
+        current.tool_requests += part.tool_requests
+        _refused.mark_each(part.violations, refused)
+        current.violations.extend(part.violations)
+        current.problems.extend(part.problems)
     audits.sort(key=lambda audit: audit.path)
     return audits
 
