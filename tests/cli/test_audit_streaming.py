@@ -5,6 +5,7 @@ with every violation spooled to disk."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -107,3 +108,14 @@ def test_the_audit_of_a_log_four_times_the_size_needs_no_more_memory(tmp_path: P
     grown = _peak_kb(small, "json") - start, _peak_kb(large, "json") - start
     # 40,000 violations held until the end took about 4 times the memory of 10,000.
     assert grown[1] < 1.5 * grown[0] + 4 * 1024, grown
+
+
+def test_a_file_named_twice_is_one_file_in_the_report(tmp_path: Path) -> None:
+    logs = _fixture(tmp_path)
+    cassette, log = logs / "c.yaml", logs / "b.jsonl"
+    result = run("audit", cassette, cassette, log, log, *POLICY, "--format", "json")
+    files = json.loads(result.stdout)["files"]
+    assert [file["path"] for file in files] == [str(log), str(cassette)]
+    # A log named twice is read on, its lines numbered on (as before the spool).
+    assert files[0]["transcripts"] == 12
+    assert max(v["line"] for v in files[0]["violations"]) == 12

@@ -89,9 +89,9 @@ def audit_log_piece(unit: Unit, policy: Any) -> Part:
 def merge(units_done: Iterable[tuple[Unit, Part]]) -> dict[str, Part]:
     """The pieces of each log put back together, with 1-based line numbers of the file."""
     merged: dict[str, Part] = {}
-    for part in merged_in_order(units_done):
+    for unit, part in merged_in_order(units_done):
         whole = merged.get(part.path)
-        if whole is None:
+        if whole is None or unit.start is None:  # a file named twice: its last reading
             merged[part.path] = part
             continue
         whole.transcripts += part.transcripts
@@ -102,7 +102,7 @@ def merge(units_done: Iterable[tuple[Unit, Part]]) -> dict[str, Part]:
     return merged
 
 
-def merged_in_order(units_done: Iterable[tuple[Unit, Part]]) -> Iterator[Part]:
+def merged_in_order(units_done: Iterable[tuple[Unit, Part]]) -> Iterator[tuple[Unit, Part]]:
     """Each result as it comes (in file and line order), its line numbers those of the
     whole file: one piece held at a time, so a caller can write each and let it go."""
     offsets: dict[str, int] = {}
@@ -117,4 +117,4 @@ def merged_in_order(units_done: Iterable[tuple[Unit, Part]]) -> Iterator[Part]:
                     found["line"] += offset + 1
                     found["reason"] = at_line(found["line"], found["reason"])
             offsets[unit.path] = offset + part.lines
-        yield part
+        yield unit, part

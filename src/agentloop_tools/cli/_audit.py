@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
     from agentloop_tools._logs._pieces import Part, Unit
     from agentloop_tools.cli._inputs import Found
-    from agentloop_tools.cli._spool import Spools
+    from agentloop_tools.cli._spool import Spooled, Spools
 
 
 def audit(args: argparse.Namespace) -> int:
@@ -116,16 +116,20 @@ def _audit_all(
         done = (
             (unit, audit_unit(unit, policy, audit_one)) for unit in _output.progress(work, "audit")
         )
-    current: Any = None
-    for part in merged_in_order(done):
-        if current is None or current.path != part.path:
-            current = FileAudit(part.path, violations=spooled(), problems=spooled())
-            audits.append(current)
-        current.transcripts += part.transcripts
-        current.tool_requests += part.tool_requests
+    by_path: dict[str, tuple[FileAudit, Spooled, Spooled]] = {}
+    for unit, part in merged_in_order(done):
+        held = by_path.get(part.path)
+        if held is None or unit.start is None:  # a file named twice: its last reading
+            violations, problems = spooled(), spooled()
+            audit = FileAudit(part.path, violations=violations, problems=problems)
+            held = by_path[part.path] = (audit, violations, problems)
+        audit, violations, problems = held
+        audit.transcripts += part.transcripts
+        audit.tool_requests += part.tool_requests
         _refused.mark_each(part.violations, refused)
-        current.violations.extend(part.violations)
-        current.problems.extend(part.problems)
+        violations.extend(part.violations)
+        problems.extend(part.problems)
+    audits.extend(audit for audit, _, _ in by_path.values())
     audits.sort(key=lambda audit: audit.path)
     return audits
 

@@ -26,7 +26,9 @@ def read_transcript_file(path: str | Path) -> Reading:
     (a list of messages, a ``{"messages": [...]}`` transcript, or a list of those).
 
     A JSON value that holds no message (``{}``, ``{"messages": []}``, any other object)
-    is a problem: it is not a transcript with nothing to audit.
+    is a problem: it is not a transcript with nothing to audit. A transcript log (one
+    transcript per line) is read line by line by the reader ``agentloop-tools audit``
+    uses, with its wording (``line 2: a transcript with no message``).
     """
     reading = Reading(str(path))
     try:
