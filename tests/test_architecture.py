@@ -50,6 +50,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("agentloop_tools.web",),  # the face: public names only
     ("agentloop_tools.cassettes",),
     ("agentloop_tools.testing", "agentloop_tools._report"),
+    ("agentloop_tools._logs",),  # transcript logs audited in pieces: no command line
     ("agentloop_tools._config",),
     (
         "agentloop_tools.cli",

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from agentloop_tools import logs
-from agentloop_tools.cli import _jsonl
+from agentloop_tools._logs import _pieces
 from agentloop_tools.web import DomainPolicy
 from tests.cli.helpers import run
 from tests.cli.test_jsonl import transcript_line
@@ -30,7 +30,7 @@ def test_the_recipe_gives_what_the_command_line_gives(
     log = tmp_path / "day.jsonl"
     log.write_text("".join(line + "\n" for line in lines * 20))
     # Small pieces, so the 2 workers share the log.
-    monkeypatch.setattr(_jsonl, "CHUNK_BYTES", log.stat().st_size // 7)
+    monkeypatch.setattr(_pieces, "CHUNK_BYTES", log.stat().st_size // 7)
     policy = DomainPolicy.block(["wikipedia.org"])
 
     # The recipe of docs/cli.md, as written there.

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from agentloop_tools.cli import _jsonl
+from agentloop_tools import _transcript_log
+from agentloop_tools._logs import _pieces
+from agentloop_tools.cli import _jobs
 from agentloop_tools.testing import anthropic_message, anthropic_search, anthropic_text
 from tests.cli.helpers import DEMO, run, run_process
 from tests.transcripts import converse
@@ -74,13 +76,13 @@ def test_a_bad_line_is_a_problem_with_its_number_and_the_rest_is_read(
 def test_a_line_over_the_cap_is_refused_without_being_held(
     tmp_path: Path, lines: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(_jsonl, "MAX_LINE_BYTES", 10_000)
-    monkeypatch.setattr(_jsonl, "_BLOCK", 1000)
+    monkeypatch.setattr(_transcript_log, "MAX_LINE_BYTES", 10_000)
+    monkeypatch.setattr(_transcript_log, "_BLOCK", 1000)
     log = tmp_path / "day.jsonl"
     huge = '{"messages": [' + " " * 50_000 + "]}"
     log.write_text(lines[1] + "\n" + huge + "\n" + lines[1] + "\n")
-    part = _jsonl.audit_log_piece(_jsonl.Unit(str(log), 0, None), _policy())
-    [merged] = _jsonl.merge([(_jsonl.Unit(str(log), 0, None), part)]).values()
+    part = _pieces.audit_log_piece(_pieces.Unit(str(log), 0, None), _policy())
+    [merged] = _pieces.merge([(_pieces.Unit(str(log), 0, None), part)]).values()
     assert [p["reason"] for p in merged.problems] == [
         "line 2: over the 0 MB limit for one line, not read"
     ]
@@ -98,19 +100,21 @@ def test_pieces_cut_anywhere_give_the_lines_of_one_read(
     tmp_path: Path, lines: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     log = write_log(tmp_path / "day.jsonl", lines, repeat=7)
-    whole = _jsonl.merge([(u, _jsonl.do(u, _policy(), _no_file)) for u in _jsonl.units([log])])
+    whole = _pieces.merge(
+        [(u, _jobs.audit_unit(u, _policy(), _no_file)) for u in _pieces.units([log])]
+    )
     size = log.stat().st_size
     for chunk in (97, 1000, len(lines[0]) + 1, size // 3):
-        monkeypatch.setattr(_jsonl, "CHUNK_BYTES", chunk)
-        work = _jsonl.units([log])
+        monkeypatch.setattr(_pieces, "CHUNK_BYTES", chunk)
+        work = _pieces.units([log])
         assert len(work) > 1
-        pieces = _jsonl.merge([(u, _jsonl.do(u, _policy(), _no_file)) for u in work])
+        pieces = _pieces.merge([(u, _jobs.audit_unit(u, _policy(), _no_file)) for u in work])
         [one], [many] = whole.values(), pieces.values()
         assert many.violations == one.violations
         assert (many.transcripts, many.lines) == (one.transcripts, one.lines) == (21, 21)
 
 
-def _no_file(path: str, policy: object) -> _jsonl.Part:
+def _no_file(path: str, policy: object) -> _pieces.Part:
     raise AssertionError("a log is never read whole")
 
 
@@ -218,9 +222,9 @@ def test_progress_of_workers_is_one_line_rewritten_in_place(
     terminal = io.StringIO()
     monkeypatch.setattr(terminal, "isatty", lambda: True)
     monkeypatch.setattr(sys, "stderr", terminal)
-    progress = _jsonl._Progress(total=300, count=3)
+    progress = _jobs._Progress(total=300, count=3)
     for size in (100, 100, 100):
-        progress.step(_jsonl.Unit("day.jsonl", size=size))
+        progress.step(_pieces.Unit("day.jsonl", size=size))
     progress.finish()
     shown = terminal.getvalue()
     # The first step shows at once; the next within 0.2 s are skipped; the last always shows.

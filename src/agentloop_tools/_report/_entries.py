@@ -9,6 +9,7 @@ few kinds a reviewer can sort by.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from agentloop import Transcript
@@ -53,6 +54,18 @@ def violation_entry(violation: Violation, **context: Any) -> dict[str, Any]:
         "refused": violation.refused,
         **context,
     }
+
+
+def problem_entry(
+    path: str | Path, reason: str, *, interaction: int | None = None, line: int | None = None
+) -> dict[str, Any]:
+    """One input problem, as every format prints it: where (the file, the interaction,
+    a log's line) and why. The one place a problem is built."""
+    entry: dict[str, Any] = {"path": str(path), "interaction": interaction}
+    if line is not None:
+        entry["line"] = line
+    entry["reason"] = reason
+    return entry
 
 
 def page_entries(violations: Sequence[Violation]) -> list[dict[str, Any]]:

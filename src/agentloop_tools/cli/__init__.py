@@ -21,7 +21,7 @@ from agentloop_tools.cli._main import main
 
 # The rooms, by job: _main (parse, dispatch, the last line of defence), _arguments (the
 # parser), _inputs (files, the policy, problems), _output (formats, escapes, stderr), and
-# one per command: _audit (with _baseline, _sarif, and _jsonl for transcript logs and
-# --jobs), _evidence (with _evidence_view, _provenance_view), _diff (with _recorded and the
-# core's testing._drift), _scan, _explanations, _adopt.
+# one per command: _audit (with _baseline, _sarif, _spool, and _jobs running --jobs over
+# agentloop_tools._logs), _evidence (with _evidence_view, _provenance_view), _diff (with
+# _recorded and the core's testing._drift), _scan, _explanations, _adopt.
 __all__ = ["main"]

@@ -7,7 +7,7 @@ Each file is read (in this process, or ``--jobs`` worker processes), the baselin
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,7 +26,9 @@ from agentloop_tools.cli._output import EXIT_CLEAN, EXIT_FOUND, EXIT_USAGE, File
 if TYPE_CHECKING:
     import argparse
 
+    from agentloop_tools._logs._pieces import Part, Unit
     from agentloop_tools.cli._inputs import Found
+    from agentloop_tools.cli._spool import Spooled, Spools
 
 
 def audit(args: argparse.Namespace) -> int:
@@ -43,16 +45,33 @@ def audit(args: argparse.Namespace) -> int:
     refused_attempts = _refused.setting(args)
     found = collect_for(args, hint_domains=bool(args.allow or args.block))
     require_something(found, args.paths, "audit")
-    audits = _audit_all(found, policy, args.jobs)
-    from agentloop_tools.cli import _baseline
+    from agentloop_tools.cli._spool import Spools
 
+    with Spools() as spooled:
+        audits = _audit_all(found, policy, args.jobs, refused_attempts[0], spooled)
+        return _report(args, audits, policy, origin, found, refused_attempts)
+
+
+def _report(
+    args: argparse.Namespace,
+    audits: list[FileAudit],
+    policy: Any,
+    origin: str,
+    found: Found,
+    refused_attempts: tuple[str, str | None],
+) -> int:
+    """Apply the baseline, write the format asked for, and decide the exit code."""
+    from agentloop_tools.cli import _baseline, _refused
+
+    if args.baseline or args.write_baseline:
+        for audit in audits:  # a baseline is applied in memory
+            audit.violations = list(audit.violations)
     try:
         outcome = _baseline.apply(
             audits, policy, write_to=args.write_baseline, read_from=args.baseline
         )
     except BaselineError as error:
         raise UsageProblem(str(error)) from None
-    _refused.mark(audits, refused_attempts[0])
     args.refused_setting = refused_attempts  # for the table's summary
     _write(args, audits, policy, origin, found, outcome)
     _output.report_skipped(found.skipped)
@@ -77,23 +96,40 @@ def _report_recorded(found: Found, policy: Any) -> None:
             stderr(line)
 
 
-def _audit_all(found: Found, policy: Any, jobs: int) -> list[FileAudit]:
-    """Each file's audit (paths that could not be listed too), sorted by path."""
-    from agentloop_tools.cli import _jsonl
+def _audit_all(
+    found: Found, policy: Any, jobs: int, refused: str, spooled: Spools
+) -> list[FileAudit]:
+    """Each file's audit (paths that could not be listed too), sorted by path.
+
+    Each result is folded in as it comes (a log's pieces in order) and its violations
+    and problems spooled to disk: memory stays flat whatever the size of a log.
+    """
+    from agentloop_tools._logs._pieces import merged_in_order, units
+    from agentloop_tools.cli import _refused
+    from agentloop_tools.cli._jobs import audit_unit, run_units
 
     audits = [FileAudit(problem["path"], problems=[problem]) for problem in found.problems]
-    work = _jsonl.units(found.files)
+    work = units(found.files)
     if jobs > 1:
-        done = _jsonl.run(work, policy, audit_one, jobs)
+        done: Iterable[tuple[Unit, Part]] = run_units(work, policy, audit_one, jobs)
     else:
-        done = [
-            (unit, _jsonl.do(unit, policy, audit_one)) for unit in _output.progress(work, "audit")
-        ]
-    for part in _jsonl.merge(done).values():
-        audits.append(
-            FileAudit(part.path, part.transcripts, part.tool_requests, part.violations,
-                      part.problems)
-        )  # fmt: skip
+        done = (
+            (unit, audit_unit(unit, policy, audit_one)) for unit in _output.progress(work, "audit")
+        )
+    by_path: dict[str, tuple[FileAudit, Spooled, Spooled]] = {}
+    for unit, part in merged_in_order(done):
+        held = by_path.get(part.path)
+        if held is None or unit.start is None:  # a file named twice: its last reading
+            violations, problems = spooled(), spooled()
+            audit = FileAudit(part.path, violations=violations, problems=problems)
+            held = by_path[part.path] = (audit, violations, problems)
+        audit, violations, problems = held
+        audit.transcripts += part.transcripts
+        audit.tool_requests += part.tool_requests
+        _refused.mark_each(part.violations, refused)
+        violations.extend(part.violations)
+        problems.extend(part.problems)
+    audits.extend(audit for audit, _, _ in by_path.values())
     audits.sort(key=lambda audit: audit.path)
     return audits
 
@@ -134,9 +170,9 @@ _READER: Any = None  # one per process: its clients are built once
 def audit_one(path: str, policy: Any) -> Any:
     """Audit one cassette or transcript file (in this process or a --jobs worker)."""
     global _READER
+    from agentloop_tools._logs._pieces import Part
     from agentloop_tools._report._entries import violation_entry
     from agentloop_tools.cassettes import Reader
-    from agentloop_tools.cli._jsonl import Part
 
     if _READER is None:
         _READER = Reader()

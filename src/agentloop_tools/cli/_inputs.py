@@ -41,13 +41,10 @@ _DOMAIN_LIKE = re.compile(r"[\w-]+(\.[\w-]+)*\.[A-Za-z]{2,}")
 def problem(
     path: str | Path, reason: str, *, interaction: int | None = None, line: int | None = None
 ) -> dict[str, Any]:
-    """One input problem, as every format prints it: where (the file, the interaction,
-    a log's line) and why. The one place a problem is built."""
-    entry: dict[str, Any] = {"path": str(path), "interaction": interaction}
-    if line is not None:
-        entry["line"] = line
-    entry["reason"] = reason
-    return entry
+    """One input problem, as every format prints it (``_report._entries.problem_entry``)."""
+    from agentloop_tools._report._entries import problem_entry
+
+    return problem_entry(path, reason, interaction=interaction, line=line)
 
 
 def read_problem(found: Any) -> dict[str, Any]:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
 import os
+import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -34,8 +34,9 @@ class FileAudit:
     path: str
     transcripts: int = 0
     tool_requests: int = 0
-    violations: list[dict[str, Any]] = field(default_factory=list)
-    problems: list[dict[str, Any]] = field(default_factory=list)
+    # A list, or the entries spooled to disk (``_spool.Spooled``): iterated, never indexed.
+    violations: Collection[dict[str, Any]] = field(default_factory=list)
+    problems: Collection[dict[str, Any]] = field(default_factory=list)
 
 
 def stderr(line: str) -> None:
@@ -46,33 +47,83 @@ def stderr(line: str) -> None:
 
 
 def emit(output: str | None, write: Callable[[TextIO], None], *, exact: bool = False) -> None:
-    """Write the output (cleaned of credentials) to ``output`` or stdout.
+    """Write the output (cleaned of credentials) to ``output`` or stdout, as it is made.
 
     Unless ``exact`` (JSON, JUnit), every control character left in it is written
     as its escape: the formatters escape each recorded field, this is the backstop.
+    Text is cleaned and written in chunks that end at a line's end (no credential or
+    key shape spans one: every format escapes a recorded newline), so an output of any
+    size is never held whole.
 
     A closed pipe (``| head``) ends the output quietly: the verdict and exit code
     stand, as they do not depend on who reads the report.
     """
-    buffer = io.StringIO()
-    write(buffer)
-    text = _cleaner().text(buffer.getvalue())
-    if not exact:
-        text = visible(text, layout=True)
-    if output is not None:
-        try:
-            with open(output, "w", encoding="utf-8") as out:
-                out.write(text)
-        except OSError as error:
-            raise UsageProblem(f"-o {output}: cannot be written ({error.strerror})") from None
+    if output is None:
+        chunks = _Chunks(sys.stdout, exact, output)
+        write(chunks)
+        chunks.close()
         return
     try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        # Python flushes stdout again at exit; point it at /dev/null so that flush is quiet.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        file = open(output, "w", encoding="utf-8")  # noqa: SIM115 - closed below
+    except OSError as error:
+        raise UsageProblem(f"-o {output}: cannot be written ({error.strerror})") from None
+    with file:
+        chunks = _Chunks(file, exact, output)
+        write(chunks)
+        chunks.close()
+
+
+class _Chunks(io.StringIO):
+    """A text stream that passes on cleaned text a chunk of whole lines at a time."""
+
+    SIZE = 1024 * 1024
+
+    def __init__(self, out: TextIO, exact: bool, output: str | None) -> None:
+        super().__init__()
+        self.out, self.exact, self.output = out, exact, output
+        self.closed_pipe = False
+        self.cleaner = _cleaner()
+
+    def write(self, text: str) -> int:
+        written = super().write(text)
+        if self.tell() >= self.SIZE:
+            held = self.getvalue()
+            cut = held.rfind("\n") + 1
+            if cut:
+                self.seek(0)
+                self.truncate()
+                super().write(held[cut:])
+                self._pass(held[:cut])
+        return written
+
+    def close(self) -> None:
+        if self.closed:  # io closes again when collected
+            return
+        self._pass(self.getvalue())
+        super().close()
+        self._pass(None)  # stdout is flushed: its closed pipe is known now
+
+    def _pass(self, text: str | None) -> None:
+        if self.closed_pipe:
+            return
+        try:
+            if text is None:
+                self.out.flush()
+                return
+            text = self.cleaner.text(text)
+            if not self.exact:
+                text = visible(text, layout=True)
+            self.out.write(text)
+        except BrokenPipeError:
+            # Python flushes stdout again at exit; point it at /dev/null so that flush is quiet.
+            self.closed_pipe = True
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except OSError as error:
+            if self.output is None:
+                raise
+            where = f"-o {self.output}"
+            raise UsageProblem(f"{where}: cannot be written ({error.strerror})") from None
 
 
 def _cleaner() -> Any:
@@ -260,27 +311,37 @@ def audit_json(
     refused_attempts: tuple[str, str | None] = ("report", None),
 ) -> None:
     from agentloop_tools.cli._refused import fails
+    from agentloop_tools.cli._spool import marker
 
-    every = [v for audit in audits for v in audit.violations]
-    document = {
+    # Each file's lists are written from where they are kept, one entry at a time.
+    lists: dict[str, Collection[dict[str, Any]]] = {}
+
+    def later(entries: Collection[dict[str, Any]]) -> list[str]:
+        key = marker()
+        lists[key] = entries
+        return [key]
+
+    document: dict[str, Any] = {
         "policy": {"mode": policy.mode, "domains": list(policy.domains), "from": origin},
         "files": [
             {
                 "path": audit.path,
                 "transcripts": audit.transcripts,
                 "tool_requests": audit.tool_requests,
-                "violations": audit.violations,
-                "problems": audit.problems,
+                "violations": later(audit.violations),
+                "problems": later(audit.problems),
             }
             for audit in audits
         ],
         "summary": {
             "files": len(audits),
-            "violations": len(every),
+            "violations": sum(len(audit.violations) for audit in audits),
             # Of which URLs web_fetch refused before requesting them (the policy held),
             # and how many fail the run (refused attempts only when set to fail).
-            "refused_attempts": sum(1 for v in every if v.get("refused")),
-            "failing": sum(1 for v in every if fails(v)),
+            "refused_attempts": sum(
+                1 for audit in audits for v in audit.violations if v.get("refused")
+            ),
+            "failing": sum(1 for audit in audits for v in audit.violations if fails(v)),
             "problems": sum(len(audit.problems) for audit in audits),
         },
         "refused_attempts": {"setting": refused_attempts[0], "from": refused_attempts[1]},
@@ -295,8 +356,9 @@ def audit_json(
             "known": outcome.comparison.known,
             "stale": [dict(zip(KEYS, key, strict=True)) for key in outcome.comparison.stale],
         }
-    json.dump(document, out, indent=2)
-    out.write("\n")
+    from agentloop_tools.cli._spool import dump_json
+
+    dump_json(document, out, lists)
 
 
 def audit_github(
@@ -361,6 +423,7 @@ def audit_junit(audits: list[FileAudit], policy: Any, origin: str, out: TextIO) 
     from xml.etree import ElementTree
 
     from agentloop_tools.cli._refused import fails, note
+    from agentloop_tools.cli._spool import marker
 
     root = ElementTree.Element("testsuites")
     suite = ElementTree.SubElement(
@@ -371,33 +434,45 @@ def audit_junit(audits: list[FileAudit], policy: Any, origin: str, out: TextIO) 
         failures=str(sum(1 for audit in audits if any(map(fails, audit.violations)))),
         errors=str(sum(1 for audit in audits if audit.problems)),
     )
+    # A file's violation lines are written from where they are kept, after the tree.
+    listed: dict[str, Collection[dict[str, Any]]] = {}
     for audit in audits:
         case = ElementTree.SubElement(
             suite, "testcase", classname="agentloop-tools.audit", name=xml_text(audit.path)
         )
-        lines = [
-            f"{v['where']} {xml_text(v['url'])}: {v['verdict']}{note(v)}" for v in audit.violations
-        ]
+        lines = marker() if audit.violations else ""
+        listed[lines] = audit.violations
         held = sum(1 for v in audit.violations if v.get("refused"))
         if any(map(fails, audit.violations)):
             summary = f"{len(audit.violations)} domain policy violation(s) ({policy!r})"
             if held:
                 summary += f", {held} of them refused attempt(s)"
             failure = ElementTree.SubElement(case, "failure", message=xml_text(summary))
-            failure.text = "\n".join(lines)
+            failure.text = lines
         elif audit.violations:
             # Refused attempts alone pass: shown, counted, not a failure.
             shown = ElementTree.SubElement(case, "system-out")
-            shown.text = f"{held} refused attempt(s), the policy held ({policy!r}):\n" + (
-                "\n".join(lines)
-            )
+            shown.text = f"{held} refused attempt(s), the policy held ({policy!r}):\n" + lines
         for problem in audit.problems:
             error = ElementTree.SubElement(case, "error", message=xml_text(problem["reason"]))
             error.text = xml_text(where_of(problem))
     ElementTree.indent(root)
     out.write('<?xml version="1.0" encoding="utf-8"?>\n')
-    out.write(ElementTree.tostring(root, encoding="unicode"))
+    tree = ElementTree.tostring(root, encoding="unicode")
+    listed.pop("", None)
+    for piece in re.split("(" + "|".join(map(re.escape, listed)) + ")", tree) if listed else [tree]:
+        if piece not in listed:
+            out.write(piece)
+            continue
+        for number, v in enumerate(listed[piece]):
+            line = f"{v['where']} {xml_text(v['url'])}: {v['verdict']}{note(v)}"
+            out.write(("\n" if number else "") + _xml_escaped(line))
     out.write("\n")
+
+
+def _xml_escaped(text: str) -> str:
+    """Element text as ElementTree writes it."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 # --- evidence formats (HTML: the report's page) -------------------------------------

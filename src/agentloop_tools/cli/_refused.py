@@ -10,6 +10,7 @@ project's ``fail``), as in the test plugin.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,11 +38,10 @@ def setting(args: argparse.Namespace) -> tuple[str, str | None]:
     return ("fail", "; ".join(places)) if places else ("report", None)
 
 
-def mark(audits: list[Any], value: str) -> None:
+def mark_each(violations: Iterable[dict[str, Any]], value: str) -> None:
     """Give each violation entry ``fails``: whether it fails the run under ``value``."""
-    for audit in audits:
-        for violation in audit.violations:
-            violation["fails"] = value == "fail" or not violation.get("refused", False)
+    for violation in violations:
+        violation["fails"] = value == "fail" or not violation.get("refused", False)
 
 
 def fails(violation: dict[str, Any]) -> bool:

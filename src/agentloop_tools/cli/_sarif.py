@@ -12,10 +12,10 @@ tests/cli/test_sarif.py validates the output against the official schema.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import stat
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 from urllib.parse import quote
@@ -30,8 +30,8 @@ _MAX_SCAN_BYTES = 64 * 1024 * 1024
 
 class Audited(Protocol):
     path: str
-    violations: list[dict[str, Any]]
-    problems: list[dict[str, Any]]
+    violations: Collection[dict[str, Any]]
+    problems: Collection[dict[str, Any]]
 
 
 def _information() -> str:
@@ -183,24 +183,12 @@ def _result(path: str, v: dict[str, Any], mode: str, root: str, lines: list[int]
 
 def write(audits: list[Audited], policy: Any, origin: str, out: TextIO) -> None:
     from agentloop_tools import __version__
+    from agentloop_tools.cli._spool import dump_json, marker
 
     root = os.path.abspath(os.getcwd())
-    results: list[dict[str, Any]] = []
-    notifications: list[dict[str, Any]] = []
-    for audit in audits:
-        lines = interaction_lines(audit.path) if audit.violations else []
-        results += [_result(audit.path, v, policy.mode, root, lines) for v in audit.violations]
-        for problem in audit.problems:
-            notifications.append(
-                {
-                    "level": "error",
-                    "message": {"text": f"could not read: {problem['reason']}"},
-                    "locations": [_location(str(problem["path"]), root, None, [])],
-                }
-            )
     rule_index = {rule["id"]: number for number, rule in enumerate(_rules(policy))}
-    for result in results:
-        result["ruleIndex"] = rule_index[result["ruleId"]]
+    # Results and notifications are written one at a time, from where they are kept.
+    results, notifications = marker(), marker()
     document = {
         "$schema": SCHEMA,
         "version": "2.1.0",
@@ -217,14 +205,41 @@ def write(audits: list[Audited], policy: Any, origin: str, out: TextIO) -> None:
                 "originalUriBaseIds": {"%SRCROOT%": {"uri": Path(root).as_uri() + "/"}},
                 "invocations": [
                     {
-                        "executionSuccessful": not notifications,
-                        "toolExecutionNotifications": notifications,
+                        "executionSuccessful": not any(audit.problems for audit in audits),
+                        "toolExecutionNotifications": [notifications],
                         "properties": {"policy": repr(policy), "policyFrom": origin},
                     }
                 ],
-                "results": results,
+                "results": [results],
             }
         ],
     }
-    json.dump(document, out, indent=2)
-    out.write("\n")
+    dump_json(
+        document,
+        out,
+        {
+            results: _results(audits, policy.mode, root, rule_index),
+            notifications: _notifications(audits, root),
+        },
+    )
+
+
+def _results(
+    audits: list[Audited], mode: str, root: str, rule_index: dict[str, int]
+) -> Iterator[dict[str, Any]]:
+    for audit in audits:
+        lines = interaction_lines(audit.path) if audit.violations else []
+        for v in audit.violations:
+            result = _result(audit.path, v, mode, root, lines)
+            result["ruleIndex"] = rule_index[result["ruleId"]]
+            yield result
+
+
+def _notifications(audits: list[Audited], root: str) -> Iterator[dict[str, Any]]:
+    for audit in audits:
+        for problem in audit.problems:
+            yield {
+                "level": "error",
+                "message": {"text": f"could not read: {problem['reason']}"},
+                "locations": [_location(str(problem["path"]), root, None, [])],
+            }

@@ -9,6 +9,7 @@ from typing import Any
 from agentloop import Transcript
 from agentloop.transcript import Message
 
+from agentloop_tools._transcript_log import first_error, is_log
 from agentloop_tools.cassettes._load import lines
 from agentloop_tools.cassettes._reading._results import (
     UNREAD,
@@ -25,7 +26,9 @@ def read_transcript_file(path: str | Path) -> CassetteReading:
     (a list of messages, a ``{"messages": [...]}`` transcript, or a list of those).
 
     A JSON value that holds no message (``{}``, ``{"messages": []}``, any other object)
-    is a problem: it is not a transcript with nothing to audit.
+    is a problem: it is not a transcript with nothing to audit. A transcript log (one
+    transcript per line) is read line by line by the reader ``agentloop-tools audit``
+    uses, with its wording (``line 2: a transcript with no message``).
     """
     reading = CassetteReading(str(path))
     try:
@@ -40,8 +43,6 @@ def _read_transcripts(path: str | Path, reading: CassetteReading) -> None:
     if text is None:
         return
     if str(path).endswith(".jsonl"):
-        from agentloop_tools._transcript_log import is_log
-
         if is_log(path):  # a log: one transcript per line (the command line streams it)
             _read_log_lines(text, reading)
         else:
@@ -75,18 +76,14 @@ def _read_jsonl(text: str, reading: CassetteReading) -> None:
 
 
 def _read_log_lines(text: str, reading: CassetteReading) -> None:
-    from pydantic import ValidationError
+    from agentloop_tools._transcript_log import at_line, read_lines
 
-    for number, line in enumerate(lines(text), start=1):
-        if not line.strip():
-            continue
-        try:
-            transcript = Transcript.model_validate_json(line)
-        except ValidationError as error:
-            reading.problem(f"line {number} is not an agentloop transcript: {first_error(error)}")
-            continue
-        reading.transcripts.append(transcript)
-        reading.interactions.append([None] * len(transcript.messages))
+    for line in read_lines(lines(text)):
+        if line.problem is not None:
+            reading.problem(at_line(line.number + 1, line.problem))
+        if line.transcript is not None:
+            reading.transcripts.append(line.transcript)
+            reading.interactions.append([None] * len(line.transcript.messages))
 
 
 _TRANSCRIPT_SHAPES = (
@@ -153,12 +150,3 @@ def _transcript_candidates(data: Any) -> Iterator[tuple[str, Any]]:
             yield from ((f"item {number} of the list: ", item) for number, item in enumerate(data))
     else:
         yield "", data
-
-
-def first_error(error: Any) -> str:
-    details = error.errors()
-    if not details:
-        return str(error)
-    first = details[0]
-    location = ".".join(str(part) for part in first.get("loc", ()))
-    return f"{location}: {first.get('msg')}" if location else str(first.get("msg"))

@@ -1,0 +1,120 @@
+"""Pieces of transcript logs: cut at line boundaries, audited anywhere, merged in order.
+
+A log is a ``.jsonl`` file whose first non-empty line is a JSON object with ``messages``
+(``Transcript.model_dump_json()``, one conversation per line), as production systems
+append them. It is read a line at a time with a per-line cap, never whole, so its size is
+bounded only by the disk. A unit (a piece of a log, or a whole file for another reader)
+pickles, and so does its result: any engine can run them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentloop_tools._transcript_log import at_line, file_lines, is_log, read_lines
+
+# A log is cut into pieces of about this size (and read piece by piece).
+CHUNK_BYTES = 32 * 1024 * 1024
+
+
+@dataclass
+class Part:
+    """The results of one unit: violations and problems (in order), transcripts read."""
+
+    path: str
+    transcripts: int = 0
+    tool_requests: int = 0
+    lines: int = 0  # lines read (a log's piece; for line numbers across pieces)
+    violations: list[dict[str, Any]] = field(default_factory=list)
+    problems: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A whole file (``start`` None) or the lines of a log that start in [start, end)."""
+
+    path: str
+    start: int | None = None
+    end: int | None = None
+    size: int = 0
+
+
+def units(files: Iterable[Path]) -> list[Unit]:
+    """The work: each file whole, each log cut into pieces of about ``CHUNK_BYTES``."""
+    out: list[Unit] = []
+    for path in files:
+        try:
+            size = os.path.getsize(path)
+        except OSError:
+            size = 0
+        if not is_log(path):
+            out.append(Unit(str(path), size=size))
+            continue
+        starts = list(range(0, max(size, 1), CHUNK_BYTES))
+        for number, start in enumerate(starts):
+            end = starts[number + 1] if number + 1 < len(starts) else None
+            out.append(Unit(str(path), start, end, (end or size) - start))
+    return out
+
+
+def audit_log_piece(unit: Unit, policy: Any) -> Part:
+    """Audit the transcripts on the lines of one piece of a log."""
+    from agentloop_tools._report._entries import problem_entry, violation_entry
+
+    part = Part(unit.path)
+    try:
+        for line in read_lines(file_lines(unit.path, unit.start or 0, unit.end)):
+            part.lines += 1
+            if line.problem is not None:
+                part.problems.append(problem_entry(unit.path, line.problem, line=line.number))
+            if line.transcript is None:
+                continue
+            part.transcripts += 1
+            for violation in policy.audit(line.transcript):
+                entry = violation_entry(violation, interaction=None)
+                entry["line"] = line.number  # relative to the piece (problems too): merge adds
+                entry["conversation"] = line.number
+                part.violations.append(entry)
+    except OSError as error:
+        from agentloop_tools.cassettes._load import os_reason
+
+        part.problems.append(problem_entry(unit.path, os_reason(error)))
+    return part
+
+
+def merge(units_done: Iterable[tuple[Unit, Part]]) -> dict[str, Part]:
+    """The pieces of each log put back together, with 1-based line numbers of the file."""
+    merged: dict[str, Part] = {}
+    for unit, part in merged_in_order(units_done):
+        whole = merged.get(part.path)
+        if whole is None or unit.start is None:  # a file named twice: its last reading
+            merged[part.path] = part
+            continue
+        whole.transcripts += part.transcripts
+        whole.tool_requests += part.tool_requests
+        whole.lines += part.lines
+        whole.violations.extend(part.violations)
+        whole.problems.extend(part.problems)
+    return merged
+
+
+def merged_in_order(units_done: Iterable[tuple[Unit, Part]]) -> Iterator[tuple[Unit, Part]]:
+    """Each result as it comes (in file and line order), its line numbers those of the
+    whole file: one piece held at a time, so a caller can write each and let it go."""
+    offsets: dict[str, int] = {}
+    for unit, part in units_done:
+        if unit.start is not None:
+            offset = offsets.get(unit.path, 0)
+            for violation in part.violations:
+                violation["line"] += offset + 1
+                violation["conversation"] = violation["line"] - 1
+            for found in part.problems:
+                if "line" in found:
+                    found["line"] += offset + 1
+                    found["reason"] = at_line(found["line"], found["reason"])
+            offsets[unit.path] = offset + part.lines
+        yield unit, part
