@@ -30,8 +30,8 @@ from agentloop_tools.web._search._render import SearchHit, render_results
 from agentloop_tools.web._text import _extent, _finder, _prefilter
 from agentloop_tools.web._text._extent import link_end, plain_link
 from agentloop_tools.web._text._finder import link_tokens, read_token, tokens
+from tests.recorded import FOLDER
 from tests.web.test_hostile_text import HOSTILE
-from tests.web.test_real_cassettes import FOLDER
 
 # The anchors as they were written before issue 30: an opening alternation.
 _CONTINUES = r"(?=[^\s" + re.escape("<>\"`.,;:!?'*_~)]") + "])"
