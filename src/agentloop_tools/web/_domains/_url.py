@@ -147,10 +147,28 @@ def quick_host(url_or_host: str) -> str | None:
 
     For deciding on host rules only: a property test checks it agrees with ``locate``.
     """
+    written = plain_host(url_or_host)
+    return None if written is None else host_of_plain(written)
+
+
+def plain_host(url_or_host: str) -> str | None:
+    """The host of a plain http(s) URL or bare host as written, or None.
+
+    What :func:`quick_host` reads, before :func:`host_of_plain`: an audit that meets
+    the same host in many links judges it once, keyed by this.
+    """
+    # No backslash can be in what this reads: the scheme, the host's characters and
+    # the "/", "?" or "#" (or the end) that must follow it.
     match = _PLAIN_HOST_PREFIX.match(url_or_host)
-    if match is None or "xn--" in match.group(1) or "\\" in url_or_host[: match.end() + 1]:
+    return None if match is None else match.group(1)
+
+
+def host_of_plain(written: str) -> str | None:
+    """The host :func:`quick_host` gives for a host :func:`plain_host` read, or None
+    when its look-alikes must be read (an ``xn--`` label)."""
+    if "xn--" in written:
         return None
-    return normalize_host(match.group(1).lower())
+    return normalize_host(written.lower())
 
 
 def parse(url_or_host: str) -> Location | None:

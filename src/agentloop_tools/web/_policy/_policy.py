@@ -184,6 +184,8 @@ class DomainPolicy:
         violations: list[Violation] = []
         fetched = reached(messages)
         robots: DomainPolicy | None = None
+        # Messages repeat links: what one message's text judged, the next reuses.
+        memo = self._view.text_audit.memo()
 
         def judge(policy: DomainPolicy, url: str, where: Where, refused: bool = False) -> None:
             permitted, rule = policy._view.judge(url)
@@ -210,7 +212,7 @@ class DomainPolicy:
                         judge(self, citation.url, "citation")
             if message.role == "assistant":
                 texts = [part.text for part in message.content if isinstance(part, TextPart)]
-                violations.extend(self._view.text_audit.parts(texts, index))
+                violations.extend(self._view.text_audit.parts(texts, index, memo))
         return violations
 
 

@@ -13,13 +13,12 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any, Literal
 
 from agentloop_tools.web._domains._index import RuleIndex, is_permitted
-from agentloop_tools.web._domains._url import locate, nested_urls, quick_host
+from agentloop_tools.web._domains._url import host_of_plain, locate, nested_urls, plain_host
 from agentloop_tools.web._policy._seams import WINDOW, seam_windows
-from agentloop_tools.web._policy._violation import Mode, Violation
+from agentloop_tools.web._policy._violation import Mode, Violation, moved, text_violation
 from agentloop_tools.web._text._commands import command_targets
 from agentloop_tools.web._text._docformats import asciidoc_reading, rst_targets, split_attributes
 from agentloop_tools.web._text._finder import Found, link_tokens, read_token, tokens
@@ -31,6 +30,23 @@ from agentloop_tools.web._text._prefilter import RuleFinder
 # A finding's rule (None: not on the allowlist), or False when the policy permits it.
 type Ruling = str | Literal[False] | None
 type _Flagged = tuple[int, int, str, str | None, bool]
+
+
+class AuditMemo:
+    """What one audit has read and judged already: answers repeat links and hosts.
+
+    Each entry depends on what it is keyed by alone (under one policy), so the texts
+    an audit reads (the answer, its decoded readings, the seams between its parts,
+    the other messages) share one memo. It lives as long as the audit.
+    """
+
+    __slots__ = ("hosts", "readings", "tokens")
+
+    def __init__(self) -> None:
+        self.tokens: dict[str, list[_Flagged]] = {}  # token -> what it flags
+        self.readings: dict[tuple[str, ...], Ruling] = {}  # a finding's readings -> ruling
+        # A plain URL's host as written -> ruling, or _FULL: its look-alikes must be read.
+        self.hosts: dict[str, Any] = {}
 
 
 class TextAudit:
@@ -62,33 +78,41 @@ class TextAudit:
             self._finder = RuleFinder(self._index.domain_hosts(), cjk=not self._index.has_punycode)
         return self._finder
 
-    def parts(self, texts: list[str], index: int) -> list[Violation]:
+    def memo(self) -> AuditMemo:
+        """A memo for one audit of several texts under this policy (see :meth:`parts`)."""
+        return AuditMemo()
+
+    def parts(self, texts: list[str], index: int, memo: AuditMemo | None = None) -> list[Violation]:
         """The text parts as stored (joined) and as agentloop displays them (``join_text``).
 
         ``join_text`` puts a space at some seams between parts: "see" + "evil.example"
         shows as "see evil.example". Only tokens touching such a seam can read
-        differently, so only those are read again.
+        differently, so only those are read again. ``memo``: what this audit has
+        judged already (a new one when None).
         """
+        memo = AuditMemo() if memo is None else memo
         text = "".join(texts)
-        violations = self.text(text, index)
-        seen = {(violation.url, violation.span) for violation in violations}
+        violations = self.text(text, index, memo)
+        seen: set[tuple[str, tuple[int, int] | None]] | None = None  # built when first needed
         added = False
         for left, seam, right in seam_windows(texts):
             window = text[left:seam] + " " + text[seam:right]
-            for violation in self.text(window, index):
+            for violation in self.text(window, index, memo):
                 assert violation.span is not None
+                if seen is None:
+                    seen = {(violation.url, violation.span) for violation in violations}
                 start, end = violation.span
                 shift = left if end <= seam - left else left - 1
                 span = (start + shift, end + shift)
                 if (violation.url, span) not in seen:
                     seen.add((violation.url, span))
-                    violations.append(replace(violation, span=span))
+                    violations.append(moved(violation, violation.url, span))
                     added = True
         if added:
             violations.sort(key=lambda violation: violation.span or (0, 0))
         return violations
 
-    def text(self, text: str, index: int) -> list[Violation]:
+    def text(self, text: str, index: int, memo: AuditMemo | None = None) -> list[Violation]:
         """Findings in the text as renderers lay it out, and in the text they decode.
 
         A finding in the decoded text is reported with the span and spelling of the
@@ -96,10 +120,11 @@ class TextAudit:
         allowlist drops a finding in the written text whose decoded reading it admits
         (``https://python&#46;org/`` goes to python.org); a blocklist keeps both.
         """
+        memo = AuditMemo() if memo is None else memo
         shown, code = layout(text)
         # Linkifiers never link inside code: an allowlist reads bare hosts elsewhere only.
         prose: Callable[[int, int], bool] = lambda start, end: not code.holds(start, end)  # noqa: E731
-        violations = self._scan(shown, index, prose)
+        violations = self._scan(shown, index, prose, memo)
         if shown is not text:
             violations = [_respelled(violation, text) for violation in violations]
         # A browser decodes HTML (every reference, backslashes kept); CommonMark decodes
@@ -125,7 +150,7 @@ class TextAudit:
         found: dict[int, tuple[Decoded, list[Violation]]] = {}
         for reading in (browser, commonmark, *replacing):
             if reading is not None and id(reading) not in found:
-                scanned = self._scan(reading.text, index, _mapped(prose, reading))
+                scanned = self._scan(reading.text, index, _mapped(prose, reading), memo)
                 found[id(reading)] = (reading, scanned)
         if not found:
             return violations
@@ -156,13 +181,13 @@ class TextAudit:
             for violation in extra:
                 assert violation.span is not None
                 start, end = reading.span(*violation.span)
-                moved = replace(violation, url=text[start:end], span=(start, end))
+                written = moved(violation, text[start:end], (start, end))
                 if id(reading) not in replacing_ids:
-                    candidates.append((moved, rank))
+                    candidates.append((written, rank))
                 elif replacing_ids[id(reading)].holds(start, end):
                     # Elsewhere the text is as written: its reading of that is judged.
-                    candidates.append((moved, -rank))
-                moved_all.append(moved)
+                    candidates.append((written, -rank))
+                moved_all.append(written)
             if id(reading) in replacing_ids:
                 replaced_by.append((replacing_ids[id(reading)], _Spans(moved_all)))
         if self._mode == "allow" and replaced_by:
@@ -184,12 +209,14 @@ class TextAudit:
                 reach = end
         return kept
 
-    def _scan(self, text: str, index: int, prose: Callable[[int, int], bool]) -> list[Violation]:
+    def _scan(
+        self, text: str, index: int, prose: Callable[[int, int], bool], memo: AuditMemo
+    ) -> list[Violation]:
         """Findings in ``text``; ``prose(start, end)`` says whether a span is outside code."""
-        verdicts: dict[tuple[str, ...], Ruling] = {}
         # Answers repeat links: judge each distinct token once.
-        judged: dict[str, list[_Flagged]] = {}
+        judged = memo.tokens
         violations: list[Violation] = []
+        allow = self._allow
         # An allowlist judges links, and bare hosts only when asked to.
         mentions = self._mode == "block" or self._bare_hosts
         if self._mode == "block" and not self._index.has_ip_rules:
@@ -203,21 +230,22 @@ class TextAudit:
             flagged = judged.get(token)
             if flagged is None:
                 flagged = judged[token] = self._refused(
-                    token, read_token(token, mentions=mentions), verdicts
+                    token, read_token(token, mentions=mentions), memo
                 )
             for start, end, written, rule, bare in flagged:
-                span = (start + offset, end + offset)
-                if bare and self._mode == "allow" and not prose(*span):
+                start += offset
+                end += offset
+                if bare and allow and not prose(start, end):
                     continue
-                violations.append(Violation(written, "text", index, rule, span=span))
+                violations.append(text_violation(written, index, rule, (start, end)))
         extra = split_attributes(text) + rst_targets(text)
         if extra:
-            violations = self._merge_attributes(violations, extra, index, verdicts)
-        if self._mode == "allow" and self._commands:
+            violations = self._merge_attributes(violations, extra, index, memo)
+        if allow and self._commands:
             # A blocklist flags these hosts as mentions already.
             commands = command_targets(text)
             if commands:
-                violations = self._add_commands(violations, commands, index, verdicts)
+                violations = self._add_commands(violations, commands, index, memo)
         return violations
 
     def _add_commands(
@@ -225,13 +253,13 @@ class TextAudit:
         violations: list[Violation],
         commands: list[Found],
         index: int,
-        verdicts: dict[tuple[str, ...], Ruling],
+        memo: AuditMemo,
     ) -> list[Violation]:
         """The hosts commands contact, where no link already reported covers them."""
         spans = _Spans(violations)
         added = [
-            Violation(written, "text", index, rule, span=(start, end))
-            for start, end, written, rule, _ in self._refused("", commands, verdicts)
+            text_violation(written, index, rule, (start, end))
+            for start, end, written, rule, _ in self._refused("", commands, memo)
             if not spans.overlaps(start, end)
         ]
         if not added:
@@ -242,7 +270,7 @@ class TextAudit:
         self,
         token: str,
         finds: list[Found],
-        verdicts: dict[tuple[str, ...], Ruling],
+        memo: AuditMemo,
     ) -> list[_Flagged]:
         """(start, end, text, rule, is a bare host) of each finding the policy refuses.
 
@@ -251,7 +279,8 @@ class TextAudit:
         """
         flagged: list[_Flagged] = []
         link_start, link_end = -1, -1
-        allow = self._mode == "allow"
+        allow = self._allow
+        verdicts = memo.readings
         for found in finds:
             if found.kind == "mention" and link_start <= found.start < link_end:
                 continue  # the host of a link already reported, or (allowlist) in a link
@@ -272,7 +301,7 @@ class TextAudit:
                 link_start, link_end = found.start, found.end
             verdict = verdicts.get(found.readings, _UNSEEN)
             if verdict is _UNSEEN:
-                verdict = verdicts[found.readings] = self._ruling(found)
+                verdict = verdicts[found.readings] = self._ruling(found, memo.hosts)
             if verdict is False:
                 continue
             if found.kind == "url":
@@ -285,34 +314,40 @@ class TextAudit:
         violations: list[Violation],
         extra: list[Found],
         index: int,
-        verdicts: dict[tuple[str, ...], Ruling],
+        memo: AuditMemo,
     ) -> list[Violation]:
         """Attribute values with newlines replace what the token scan read of them."""
         spans = _Spans(
-            [Violation("", "text", index, None, (found.start, found.end)) for found in extra]
+            [text_violation("", index, None, (found.start, found.end)) for found in extra]
         )
         kept = [
             violation
             for violation in violations
             if violation.span is None or not spans.overlaps(*violation.span)
         ]
-        for start, end, written, rule, _ in self._refused("", extra, verdicts):
-            kept.append(Violation(written, "text", index, rule, span=(start, end)))
+        for start, end, written, rule, _ in self._refused("", extra, memo):
+            kept.append(text_violation(written, index, rule, (start, end)))
         kept.sort(key=lambda violation: violation.span or (0, 0))
         return kept
 
-    def _ruling(self, found: Found) -> Ruling:
-        """The violation's rule (None: not allowlisted), or False when permitted."""
+    def _ruling(self, found: Found, hosts: dict[str, Any]) -> Ruling:
+        """The violation's rule (None: not allowlisted), or False when permitted.
+
+        ``hosts``: the rulings of plain URLs' hosts this audit made already.
+        """
         if (
             len(found.readings) == 1
             and not self._index.has_path_rules
             and not nested_urls(found.readings[0])
         ):
             # Host rules only: a plain URL's host decides, whatever follows it.
-            host = quick_host(found.readings[0])
-            if host is not None:
-                rule = self._index.domain_rule(host)
-                return False if is_permitted(rule, self._allow) else rule
+            written = plain_host(found.readings[0])
+            if written is not None:
+                ruling = hosts.get(written, _UNSEEN)
+                if ruling is _UNSEEN:
+                    ruling = hosts[written] = self._host_ruling(written)
+                if ruling is not _FULL:
+                    return ruling  # type: ignore[no-any-return]
         if self._allow:
             # Every reading must be admitted: "https://evil.net'.python.org/" is a
             # python.org host to a browser and a link to evil.net to a renderer.
@@ -333,6 +368,15 @@ class TextAudit:
             if not permitted:
                 return rule
         return False
+
+    def _host_ruling(self, written: str) -> Any:
+        """The ruling of a plain URL by its host as written, or _FULL when the URL must
+        be read in full (its look-alikes)."""
+        host = host_of_plain(written)
+        if host is None:
+            return _FULL
+        rule = self._index.domain_rule(host)
+        return False if is_permitted(rule, self._allow) else rule
 
 
 # What comes just before a URL that only a browser or a markdown renderer reads: an
@@ -399,7 +443,7 @@ def _unless_admitted_as_decoded(
     reference, and leaves references in autolinks alone.
     """
     readers = {
-        kind: (reading, _Spans([replace(v, span=reading.span(*v.span or (0, 0))) for v in extra]))
+        kind: (reading, _Spans([moved(v, v.url, reading.span(*v.span or (0, 0))) for v in extra]))
         for kind, pair in (("attribute", browser), ("destination", commonmark))
         if pair is not None
         for reading, extra in (pair,)
@@ -456,7 +500,8 @@ def _respelled(violation: Violation, text: str) -> Violation:
         return violation
     start, end = violation.span
     written = text[start:end]
-    return violation if written == violation.url else replace(violation, url=written)
+    return violation if written == violation.url else moved(violation, written, violation.span)
 
 
 _UNSEEN: Any = object()
+_FULL: Any = object()
