@@ -322,3 +322,32 @@ def test_different_pages_stay_apart() -> None:
 def test_a_mention_with_no_page_on_its_host_is_its_own_line() -> None:
     pages = per_page(DomainPolicy.block(["medium.com"]).audit(answer("ask medium.com")))
     assert [(page.url, page.where) for page in pages] == [("medium.com", ("text",))]
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "a.com/r?to=https://evil.com/",
+        "a.com/r?to=https%3A%2F%2Fevil.com%2F",
+        "www.a.com/go?url=http://evil.com",
+        "a.com/r?next=//evil.com/",
+    ],
+)
+def test_a_url_written_without_a_scheme_is_judged_by_what_it_carries_too(url: str) -> None:
+    # A redirector's target counts with or without the outer scheme; only the shortcut
+    # that skips the search for a carried URL looked for a second ':' after a scheme.
+    assert not DomainPolicy.block(["evil.com"]).permits(url)
+    assert DomainPolicy.block(["evil.com"]).match(url) == "evil.com"
+
+
+@pytest.mark.parametrize("label", ["XN--mnchen-3ya", "Xn--mnchen-3ya", "xN--mnchen-3ya"])
+def test_a_punycode_label_in_capitals_is_read_for_its_look_alike_as_in_lower_case(
+    label: str,
+) -> None:
+    # Hosts are case-insensitive: a browser reads XN--mnchen-3ya.de as münchen.de.
+    policy = DomainPolicy.block(["munchen.de"])
+    lower = f"https://{label.lower()}.de/"
+    written = f"https://{label}.de/rathaus"
+    assert not policy.permits(lower)
+    assert not policy.permits(written)
+    assert flagged(policy, f"See {written} for the hours.") == [written]

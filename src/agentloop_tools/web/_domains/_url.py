@@ -137,9 +137,15 @@ def locate(url_or_host: str) -> Location | None:
         # https://evil.com/ to a browser and to ada, which web_fetch requests with.
         url_or_host = url_or_host.translate(_TAB_NEWLINE)
     fast = _PLAIN_URL.fullmatch(url_or_host)
-    if fast is not None and "xn--" not in url_or_host:
+    if fast is not None and not has_punycode(url_or_host):
         return Location(normalize_host(fast.group(1).lower()), fast.group(2) or "/", False)
     return parse(url_or_host)
+
+
+def has_punycode(text: str) -> bool:
+    """Whether ``text`` holds an ``xn--`` label in any case (hosts are case-insensitive:
+    ``XN--mnchen-3ya.de`` is münchen.de to a browser)."""
+    return "--" in text and "xn--" in text.lower()
 
 
 def quick_host(url_or_host: str) -> str | None:
@@ -166,7 +172,7 @@ def plain_host(url_or_host: str) -> str | None:
 def host_of_plain(written: str) -> str | None:
     """The host :func:`quick_host` gives for a host :func:`plain_host` read, or None
     when its look-alikes must be read (an ``xn--`` label)."""
-    if "xn--" in written:
+    if has_punycode(written):
         return None
     return normalize_host(written.lower())
 
@@ -249,14 +255,15 @@ def nested_urls(url: str) -> list[str]:
     ``https://good.com/r?to=https%3A%2F%2Fevil.com%2F`` carries ``https://evil.com/``:
     escapes are decoded (twice at most, for double-encoded targets).
     """
+    scheme = _SCHEME_SLASHES.match(url)
     if (
         "%" not in url
         and "=/" not in url
         and "=\\" not in url
-        and url.find(":", url.find(":") + 1) == -1
+        # A ':' after the URL's own scheme, if it has one ("a.com/r?to=https://..." has not).
+        and url.find(":", scheme.end() if scheme is not None else 0) == -1
     ):
-        return []  # no second scheme or scheme-relative target, escaped or not
-    scheme = _SCHEME_SLASHES.match(url)
+        return []  # no scheme or scheme-relative target carried, escaped or not
     authority_end = AUTHORITY_END.search(url, scheme.end() if scheme is not None else 0)
     if authority_end is None:
         return []

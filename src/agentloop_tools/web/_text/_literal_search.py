@@ -63,7 +63,8 @@ def engine_setting() -> Engine:
     Raises:
         ConfigError: an unknown value, or ``hyperscan`` when the package is missing.
     """
-    value = os.environ.get(ENGINE_VARIABLE, "").strip().lower() or "auto"
+    written = os.environ.get(ENGINE_VARIABLE, "")
+    value = written.strip().lower() or "auto"
     for engine in ENGINES:
         if value == engine:
             if engine == "hyperscan" and hyperscan_module() is None:
@@ -75,7 +76,7 @@ def engine_setting() -> Engine:
                 )
             return engine
     raise ConfigError(
-        f"{ENGINE_VARIABLE}={os.environ[ENGINE_VARIABLE]!r} is not an engine: use one of "
+        f"{ENGINE_VARIABLE}={written!r} is not an engine: use one of "
         f"{', '.join(ENGINES)} (auto: Hyperscan when installed and worth compiling)."
     )
 
