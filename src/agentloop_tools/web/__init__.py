@@ -119,9 +119,10 @@ def __getattr__(name: str) -> Any:
     module = _MODULES.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # found once; later lookups never reach this function
-    return value
+    # Not cached here: the module in sys.modules is the truth. A runner that drops
+    # modules between runs (pytester's in-process runs) would otherwise keep handing
+    # out a tool bound to the dropped copy of the faults and replay state.
+    return getattr(importlib.import_module(module), name)
 
 
 def __dir__() -> list[str]:
