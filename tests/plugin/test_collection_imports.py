@@ -135,9 +135,12 @@ def test_the_web_module_lists_and_resolves_each_public_name_lazily() -> None:
     tree = ast.parse(Path(web.__file__).read_text(encoding="utf-8"))
     typed: dict[str, str] = {}
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("agentloop_tools"):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        module = node.module or ""
+        if module.startswith("agentloop_tools"):
             for alias in node.names:
-                typed[alias.asname or alias.name] = node.module
+                typed[alias.asname or alias.name] = module
     assert set(typed) == set(web.__all__)
     for name, module in typed.items():
         assert getattr(web, name) is getattr(importlib.import_module(module), name), name
