@@ -34,6 +34,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "agentloop_tools._secrets",  # the credential detector: the standard library only
         "agentloop_tools._transcript_log",  # telling a transcript log from a JSONL transcript
         "agentloop_tools._config_probe",  # may a file hold our table? (bytes, before parsing)
+        "agentloop_tools._budget_limits",  # a budget's counters and limits, read at collection
     ),
     ("agentloop_tools.web._domains",),
     ("agentloop_tools.web._text",),

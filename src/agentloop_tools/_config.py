@@ -14,7 +14,7 @@ A parent folder's pyproject.toml (a monorepo root, a home folder) is never read.
 
 from __future__ import annotations
 
-import tomllib
+import functools
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
@@ -203,11 +203,23 @@ def build_policy(
                 f"{where}: entry {spaced!r} holds {len(parts)} domains separated by spaces; "
                 f"separate them with commas ({', '.join(parts)}) or put one per line."
             )
-    build = DomainPolicy.allow if kind == "allow" else DomainPolicy.block
     try:
+        if isinstance(value, list | tuple) and all(isinstance(e, str) for e in value):
+            return _built(kind, tuple(value))
+        build = DomainPolicy.allow if kind == "allow" else DomainPolicy.block
         return build(value)  # type: ignore[arg-type]
     except (ValueError, TypeError) as error:
         raise ConfigError(f"{where}: {_in_our_words(str(error))}") from None
+
+
+@functools.lru_cache(maxsize=256)
+def _built(kind: str, domains: tuple[str, ...]) -> DomainPolicy:
+    """One policy per list: a suite's markers repeat a few lists over many tests, each
+    read at collection. A policy is immutable, so tests may share it; a list that
+    raises is not cached and raises again for the next test that gives it."""
+    from agentloop_tools.web import DomainPolicy
+
+    return DomainPolicy.allow(domains) if kind == "allow" else DomainPolicy.block(domains)
 
 
 def _in_our_words(message: str) -> str:
@@ -453,6 +465,8 @@ def mentions_us(path: Path) -> bool:
 
 def _toml(path: Path, data: bytes | None = None) -> dict[str, Any]:
     """``path`` parsed as TOML (``data``: its bytes, when already read)."""
+    import tomllib  # a run configured in pytest.ini or setup.cfg never parses TOML
+
     try:
         raw = path.read_bytes() if data is None else data
         # Newlines as read_text() turned them (universal newlines), as before.

@@ -19,6 +19,7 @@ from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 import pytest
 
+from agentloop_tools._budget_limits import BUDGET_COUNTERS, check_limits, parse_limits
 from agentloop_tools._docs import docs_url
 from agentloop_tools._plugin.failures import fail
 from agentloop_tools._plugin.markers import Placed, markers_are_ours, on_path
@@ -57,8 +58,6 @@ class Budget(NamedTuple):
             return self
         limits = {**farther.limits, **self.limits}
         origins = {**farther.origins, **self.origins}
-        from agentloop_tools.testing._budget import BUDGET_COUNTERS
-
         order = [name for name in BUDGET_COUNTERS if name in limits]
         return Budget({n: limits[n] for n in order}, {n: origins[n] for n in order})
 
@@ -75,10 +74,6 @@ def default_budget(config: pytest.Config) -> Budget | None:
         if BUDGET_INI in ini_keys_written(config):
             raise pytest.UsageError(empty_budget_key(BUDGET_INI))
         return None
-    # Imported only for a key that is set: it loads agentloop, which costs a run that
-    # sets no budget its collection time.
-    from agentloop_tools.testing._budget import parse_limits
-
     where = f"ini key {BUDGET_INI}"
     try:
         limits = parse_limits(text, where)
@@ -99,8 +94,6 @@ def read_budget(item: pytest.Item) -> Budget:
 
 
 def _read_one(placed: Placed) -> Budget:
-    from agentloop_tools.testing._budget import check_limits
-
     where, mark = placed.where, placed.mark
     if mark.args:
         raise pytest.UsageError(

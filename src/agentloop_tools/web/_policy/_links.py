@@ -15,16 +15,17 @@ import html
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-
-from agentloop import Transcript
-from agentloop.transcript import Message, TextPart, ToolCallPart, ToolResultPart
+from typing import TYPE_CHECKING
 
 from agentloop_tools.web._domains._identity import page_key
 from agentloop_tools.web._domains._index import RuleIndex
 from agentloop_tools.web._policy._text_audit import TextAudit
-from agentloop_tools.web._transcript._evidence import sources
-from agentloop_tools.web._transcript._fetch_format import read_result
-from agentloop_tools.web._transcript._messages import messages_of, start_index
+
+# agentloop and the transcript readers load when links are read, not with the face
+# (``agentloop_tools.web``), which the plugin imports while collecting.
+if TYPE_CHECKING:
+    from agentloop import Transcript
+    from agentloop.transcript import Message
 
 # What comes right before a destination: a markdown "](" (optionally "<"), or an
 # HTML href/src attribute.
@@ -78,6 +79,8 @@ def links(transcript: Transcript | Sequence[Message], *, since: int = 0) -> list
         since: index of the first message to read; negative counts from the end. The
             pages that make a link consulted are read from the whole conversation.
     """
+    from agentloop_tools.web._transcript._messages import messages_of, start_index
+
     messages = messages_of(transcript)
     start = start_index(since, len(messages))
     consulted = consulted_pages(messages)
@@ -120,6 +123,8 @@ def consulted_pages(messages: Sequence[Message]) -> set[str]:
     read: the final URL, and the URL asked for and each redirect hop on the way to
     it (a reader following them lands on the page read).
     """
+    from agentloop_tools.web._transcript._evidence import sources
+
     keys = {page_key(source.url) for source in sources(messages)}
     keys.update(page_key(url) for url in _fetched_on_the_way(messages))
     return keys
@@ -127,6 +132,10 @@ def consulted_pages(messages: Sequence[Message]) -> set[str]:
 
 def _fetched_on_the_way(messages: Sequence[Message]) -> Iterator[str]:
     """The URLs asked for and redirected through of each web_fetch that read a page."""
+    from agentloop.transcript import ToolCallPart, ToolResultPart
+
+    from agentloop_tools.web._transcript._fetch_format import read_result
+
     waiting: dict[str, list[ToolCallPart]] = {}
     for message in messages:
         for part in message.content:
@@ -192,4 +201,6 @@ def _followed(written: str) -> str:
 
 
 def _texts(message: Message) -> list[str]:
+    from agentloop.transcript import TextPart
+
     return [part.text for part in message.content if isinstance(part, TextPart)]

@@ -11,21 +11,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from agentloop import HostedTool, Transcript
-from agentloop.transcript import Message, TextPart
-
 from agentloop_tools.web._domains._rules import Rule, parse_rules
-from agentloop_tools.web._hosted_search import native_web_search
 from agentloop_tools.web._policy._view import policy_view
 from agentloop_tools.web._policy._violation import Mode, Violation, Where
-from agentloop_tools.web._transcript._evidence import message_sources
-from agentloop_tools.web._transcript._fetch_format import reached
-from agentloop_tools.web._transcript._messages import messages_of, start_index
-from agentloop_tools.web._transcript._tool_results import search_call_urls, search_sources
 
 __all__ = ["DomainPolicy", "Mode", "Violation", "Where", "audit_text", "robots_policy"]
 
+# agentloop and the transcript readers load when a policy audits or builds a tool, not
+# when it is built: the plugin builds every marker's policy while collecting.
 if TYPE_CHECKING:
+    from agentloop import HostedTool, Transcript
+    from agentloop.transcript import Message
+
     from agentloop_tools.web._policy._explain import Explanation
 
 
@@ -118,6 +115,8 @@ class DomainPolicy:
         Takes every option of :func:`native_web_search` except the domain lists,
         which come from the policy.
         """
+        from agentloop_tools.web._hosted_search import native_web_search
+
         for key in ("allowed_domains", "blocked_domains"):
             if key in options:
                 raise ValueError(
@@ -179,6 +178,16 @@ class DomainPolicy:
         and, for a blocklist, bare mentions of blocked hosts. One record per
         occurrence, in transcript order. Never raises on text, never mutates.
         """
+        from agentloop.transcript import TextPart
+
+        from agentloop_tools.web._transcript._evidence import message_sources
+        from agentloop_tools.web._transcript._fetch_format import reached
+        from agentloop_tools.web._transcript._messages import messages_of, start_index
+        from agentloop_tools.web._transcript._tool_results import (
+            search_call_urls,
+            search_sources,
+        )
+
         messages = messages_of(transcript)
         start = start_index(since, len(messages))
         violations: list[Violation] = []

@@ -7,8 +7,6 @@ audit reads a bounded window around each one again.
 
 from __future__ import annotations
 
-from agentloop.transcript import TextPart, join_text
-
 # How far a token is read around a seam, and how far back the audit looks for what
 # opens a link: bounded, so a long answer is read in linear time.
 WINDOW = 2048
@@ -29,6 +27,11 @@ def seam_windows(texts: list[str]) -> list[tuple[int, int, int]]:
 
 def _spaced_seams(texts: list[str]) -> list[int]:
     """Offsets in the joined text where ``join_text`` shows a space that is not there."""
+    if len(texts) < 2:
+        return []  # no seam; and auditing one text (audit_text) need not load agentloop
+    # Imported here, where parts are audited: building a policy does not load agentloop.
+    from agentloop.transcript import TextPart, join_text
+
     seams = []
     offset = 0
     previous = ""

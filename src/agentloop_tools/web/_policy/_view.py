@@ -9,16 +9,17 @@ attributes. The judgement itself is :meth:`RuleIndex.judge`.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from functools import partial
+from typing import TYPE_CHECKING
 
 from agentloop_tools.web._domains._index import RuleIndex
 from agentloop_tools.web._domains._rules import Rule
-from agentloop_tools.web._policy._text_audit import TextAudit
 from agentloop_tools.web._policy._violation import Mode
 
+if TYPE_CHECKING:
+    from agentloop_tools.web._policy._text_audit import TextAudit
 
-@dataclass(frozen=True, slots=True)
+
 class PolicyView:
     """One policy's mode, rule index and text audit, as its own room reads them.
 
@@ -28,20 +29,36 @@ class PolicyView:
         index: the rules, filed by host.
         judge: ``judge(url)`` is ``(permitted, the rule that admits or blocks it)`` of a
             URL and the URLs it carries: ``index.judge`` with this policy's mode.
-        text_audit: the audit of answer text under this policy.
+        text_audit: the audit of answer text under this policy, built when first read:
+            the text finder's modules compile many patterns at import, and a policy that
+            only judges URLs (every ``domain_policy`` marker, read at collection) never
+            needs them.
     """
 
-    mode: Mode
-    allow: bool
-    index: RuleIndex
-    judge: Callable[[str], tuple[bool, str | None]]
-    text_audit: TextAudit
+    __slots__ = ("_bare_hosts", "_text_audit", "allow", "index", "judge", "mode")
+
+    def __init__(self, mode: Mode, index: RuleIndex, *, bare_hosts: bool) -> None:
+        self.mode: Mode = mode
+        self.allow = mode == "allow"
+        self.index = index
+        # A partial, not a method: the judgement is hot, and this adds no Python frame to it.
+        self.judge: Callable[[str], tuple[bool, str | None]] = partial(
+            index.judge, allow=self.allow
+        )
+        self._bare_hosts = bare_hosts
+        self._text_audit: TextAudit | None = None
+
+    @property
+    def text_audit(self) -> TextAudit:
+        audit = self._text_audit
+        if audit is None:
+            from agentloop_tools.web._policy._text_audit import TextAudit
+
+            audit = TextAudit(self.mode, self.index, bare_hosts=self._bare_hosts)
+            self._text_audit = audit
+        return audit
 
 
 def policy_view(mode: Mode, rules: Iterable[Rule], *, bare_hosts: bool) -> PolicyView:
     """The view of a policy with these rules (the index is built once, here)."""
-    index = RuleIndex(rules)
-    allow = mode == "allow"
-    # A partial, not a method: the judgement is hot, and this adds no Python frame to it.
-    judge = partial(index.judge, allow=allow)
-    return PolicyView(mode, allow, index, judge, TextAudit(mode, index, bare_hosts=bare_hosts))
+    return PolicyView(mode, RuleIndex(rules), bare_hosts=bare_hosts)
