@@ -33,7 +33,7 @@ from agentloop_tools.web import DomainPolicy, Violation
 from agentloop_tools.web._domains import _url
 from agentloop_tools.web._domains._index import RuleIndex
 from agentloop_tools.web._domains._url import locate, normalize_host, quick_host
-from agentloop_tools.web._policy import _text_audit
+from agentloop_tools.web._policy import _memo, _text_audit
 from agentloop_tools.web._policy._violation import moved, text_violation
 from agentloop_tools.web._search._render import SearchHit, render_results
 from tests.real_cassettes import FILES
@@ -168,7 +168,7 @@ class _Forgetful(dict[Any, Any]):
         pass
 
 
-class _NoMemo(_text_audit.AuditMemo):
+class _NoMemo(_memo.AuditMemo):
     def __init__(self) -> None:
         self.tokens = _Forgetful()
         self.readings = _Forgetful()

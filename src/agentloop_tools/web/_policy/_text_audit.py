@@ -13,10 +13,11 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any
 
 from agentloop_tools.web._domains._index import RuleIndex, is_permitted
 from agentloop_tools.web._domains._url import host_of_plain, locate, nested_urls, plain_host
+from agentloop_tools.web._policy._memo import AuditMemo, Flagged, Ruling
 from agentloop_tools.web._policy._seams import WINDOW, seam_windows
 from agentloop_tools.web._policy._violation import Mode, Violation, moved, text_violation
 from agentloop_tools.web._text._commands import command_targets
@@ -26,27 +27,6 @@ from agentloop_tools.web._text._linkable import has_deleted, linked_reading
 from agentloop_tools.web._text._literals import Replacement, literal_readings, rtf_reading
 from agentloop_tools.web._text._markup import Decoded, decode, layout
 from agentloop_tools.web._text._prefilter import RuleFinder
-
-# A finding's rule (None: not on the allowlist), or False when the policy permits it.
-type Ruling = str | Literal[False] | None
-type _Flagged = tuple[int, int, str, str | None, bool]
-
-
-class AuditMemo:
-    """What one audit has read and judged already: answers repeat links and hosts.
-
-    Each entry depends on what it is keyed by alone (under one policy), so the texts
-    an audit reads (the answer, its decoded readings, the seams between its parts,
-    the other messages) share one memo. It lives as long as the audit.
-    """
-
-    __slots__ = ("hosts", "readings", "tokens")
-
-    def __init__(self) -> None:
-        self.tokens: dict[str, list[_Flagged]] = {}  # token -> what it flags
-        self.readings: dict[tuple[str, ...], Ruling] = {}  # a finding's readings -> ruling
-        # A plain URL's host as written -> ruling, or _FULL: its look-alikes must be read.
-        self.hosts: dict[str, Any] = {}
 
 
 class TextAudit:
@@ -271,13 +251,13 @@ class TextAudit:
         token: str,
         finds: list[Found],
         memo: AuditMemo,
-    ) -> list[_Flagged]:
+    ) -> list[Flagged]:
         """(start, end, text, rule, is a bare host) of each finding the policy refuses.
 
         A blocklist judges every host named; an allowlist judges links and the bare
         hosts a linkifier renders as links (``evil.com``, not ``admin@evil.com``).
         """
-        flagged: list[_Flagged] = []
+        flagged: list[Flagged] = []
         link_start, link_end = -1, -1
         allow = self._allow
         verdicts = memo.readings
