@@ -231,20 +231,19 @@ class AgentloopSession:
 
     def recording_of(self, item: pytest.Item) -> Any:
         """What a recording of this test writes beside its interactions: its id and the
-        policy it runs under (the markers' rules, the project's by origin and fingerprint),
-        the policy worked out only if the cassette is written."""
+        policy it runs under, worked out only if the cassette is written."""
         from agentloop_tools.cassettes._provenance import Recording
 
         return Recording(test=item.nodeid, policy_from=lambda: self._policy_facts(item))
 
     def _policy_facts(self, item: pytest.Item) -> dict[str, Any]:
+        """The markers' rules, the project's by origin and fingerprint."""
         from agentloop_tools.cassettes._provenance import policy_facts
 
         marker = item.stash.get(MARKER, None)
         replace = marker is not None and marker.replace
-        project = None
-        if self.default.policy is not None:
-            project = (self.default.policy, self.default.origin)
+        default = self.default
+        project = (default.policy, default.origin) if default.policy is not None else None
         refused = next(
             (
                 mark.kwargs["refused_attempts"]
