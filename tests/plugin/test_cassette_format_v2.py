@@ -132,7 +132,7 @@ def test_replaying_never_hashes_the_project_policy_for_a_provenance_it_does_not_
 
     def counted(policy: object) -> str:
         hashed.append(policy)
-        return real(policy)
+        return str(real(policy))
 
     monkeypatch.setattr(_provenance, "fingerprint", counted)
     recorded.runpytest().assert_outcomes(passed=3)
