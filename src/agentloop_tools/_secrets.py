@@ -23,6 +23,7 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
+import functools
 import math
 import re
 from collections import Counter
@@ -240,7 +241,18 @@ def placeholder(variable: str) -> str:
 
 def is_secret_name(name: str) -> bool:
     """Whether a variable, header, field or parameter name says it holds a credential."""
+    return _secret_name(name) if len(name) <= _CACHED_NAME else _judge_name(name)
+
+
+def _judge_name(name: str) -> bool:
     return bool(_SECRET_NAME.search(name)) and not _NOT_A_SECRET_NAME.search(name)
+
+
+# The same few environment variable names are judged for every replayed test
+# (secret_values); two searches each cost more than a look-up. Short names only, so
+# the cache's memory stays small whatever a cassette holds.
+_CACHED_NAME = 128
+_secret_name = functools.lru_cache(maxsize=4096)(_judge_name)
 
 
 def find_key_shapes(text: str) -> list[str]:

@@ -249,3 +249,37 @@ def test_line_breaks_yaml_folds_survive_pyyaml_without_libyaml(text: str) -> Non
     PureDumper.add_representer(str, _format._represent_text)  # type: ignore[arg-type]
     written = yaml.dump({text: text}, Dumper=PureDumper, allow_unicode=True)
     assert yaml.load(written, Loader=yaml.SafeLoader) == {text: text}
+
+
+def test_a_file_is_read_whole_under_any_limit_however_large(tmp_path: Path) -> None:
+    # The read asks for what the file holds, not for the limit: a generous limit
+    # once made a buffer of its size (a MemoryError at this one).
+    from agentloop_tools.cassettes._load import read_bytes
+
+    path = tmp_path / "small.yaml"
+    path.write_bytes(b"interactions: []\n")
+    assert read_bytes(path, limit=1 << 62) == b"interactions: []\n"
+
+
+def test_a_file_that_grows_while_read_is_read_on_to_the_limit_and_no_further(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    from agentloop_tools._errors import InputError
+    from agentloop_tools.cassettes._load import read_bytes
+
+    path = tmp_path / "growing.yaml"
+    path.write_bytes(b"x" * 100)
+    real_fstat = os.fstat
+
+    def stale_fstat(descriptor: int) -> os.stat_result:
+        # The size fstat saw before the file grew to 100 bytes.
+        found = list(real_fstat(descriptor))
+        found[6] = 10
+        return os.stat_result(found)
+
+    monkeypatch.setattr(os, "fstat", stale_fstat)
+    assert read_bytes(path, limit=1000) == b"x" * 100
+    with pytest.raises(InputError, match="grew past"):
+        read_bytes(path, limit=50)

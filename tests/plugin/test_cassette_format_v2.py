@@ -3,6 +3,7 @@ and the command line audits it as pytest did."""
 
 from __future__ import annotations
 
+import importlib
 import json
 from typing import Any
 
@@ -117,6 +118,30 @@ def test_the_policy_a_test_ran_under_is_recorded_the_project_policy_by_fingerpri
     assert "wikipedia" not in str(project)  # the rules themselves are never copied
     assert provenance(recorded, "test_replaced")["policy"]["replace"] is True
     assert provenance(recorded, "test_openai")["policy"]["markers"] == []
+
+
+def test_replaying_never_hashes_the_project_policy_for_a_provenance_it_does_not_write(
+    recorded: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The policy block is worked out when a cassette is written; a replayed test
+    # writes none, and must not pay for hashing every rule of the project's policy.
+    # The module the runs below use (an earlier in-process run's copy was let go).
+    _provenance = importlib.import_module("agentloop_tools.cassettes._provenance")
+    hashed: list[object] = []
+    real = _provenance.fingerprint
+
+    def counted(policy: object) -> str:
+        hashed.append(policy)
+        return str(real(policy))
+
+    monkeypatch.setattr(_provenance, "fingerprint", counted)
+    recorded.runpytest().assert_outcomes(passed=3)
+    assert hashed == []
+    # (A recording still writes it: the test above.)
+    (recorded.path / "cassettes" / "test_agent" / "test_python.yaml").unlink()
+    recorded.runpytest("--record-mode=once", FROM_SCRIPTS_OPTION.flag).assert_outcomes(passed=3)
+    assert len(hashed) == 1
+    assert provenance(recorded, "test_python")["policy"]["project"]["rules"] == 2
 
 
 def test_the_command_line_agrees_with_pytest_on_every_cassette_of_a_green_run(

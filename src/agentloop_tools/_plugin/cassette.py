@@ -230,11 +230,28 @@ def scrubbed_in_cassette(request: pytest.FixtureRequest) -> list[str]:
     from agentloop_tools._errors import InputError
     from agentloop_tools.cassettes._load import read_bytes
 
+    path = str(cassette._path)
+    bytes_read = getattr(getattr(cassette, "_persister", None), "bytes_read", None)
+    read = bytes_read(path) if callable(bytes_read) else None
+    if read is not None:  # the bytes the cassette was loaded from: not read again
+        content, digest = read
+        found = _scrubbed_by_digest.get(digest)
+        if found is None:
+            found = scrubbed_variables(content.decode("utf-8", "replace"))
+            if len(_scrubbed_by_digest) >= 64:
+                _scrubbed_by_digest.pop(next(iter(_scrubbed_by_digest)))
+            _scrubbed_by_digest[digest] = found
+        return list(found)
     try:
-        text = read_bytes(str(cassette._path)).decode("utf-8", "replace")
+        text = read_bytes(path).decode("utf-8", "replace")
     except InputError:
         return []  # no file (or none readable): vcrpy's own miss says so
     return scrubbed_variables(text)
+
+
+# The variables a cassette's placeholders name, by the hash of its bytes: the same
+# cassette replayed by many tests is searched once.
+_scrubbed_by_digest: dict[bytes, list[str]] = {}
 
 
 _PLACEHOLDER_NAME = r"agentloop-tools-placeholder-([A-Za-z_][A-Za-z0-9_]{0,99})"

@@ -156,14 +156,17 @@ class _ParsedOnce:
 
     def __init__(self, persister: Any) -> None:
         self._persister = persister
+        self._read: dict[str, tuple[bytes, bytes]] = {}
 
     def load_cassette(self, cassette_path: Any, serializer: Any) -> Any:
         paths = [cassette_path, *getattr(self._persister, "extra_paths", ())]
-        key = (
-            type(self._persister),
-            serializer,
-            tuple(_file_identity(path) for path in paths),
-        )
+        identities = []
+        for path in paths:
+            content, digest = _file_identity(path)
+            identities.append((str(path), digest))
+            if content is not None and digest is not None:
+                self._read[str(path)] = (content, digest)
+        key = (type(self._persister), serializer, tuple(identities))
         loaded = _loaded.get(key)
         if loaded is None:
             loaded = tuple(self._persister.load_cassette(cassette_path, serializer=serializer))
@@ -175,7 +178,16 @@ class _ParsedOnce:
         return (requests, responses, *(copy.deepcopy(value) for value in metadata))
 
     def save_cassette(self, cassette_path: Any, cassette_dict: Any, serializer: Any) -> None:
+        self._read.pop(str(cassette_path), None)  # no longer what the file holds
         self._persister.save_cassette(cassette_path, cassette_dict, serializer=serializer)
+
+    def bytes_read(self, cassette_path: Any) -> tuple[bytes, bytes] | None:
+        """The bytes this test's cassette was loaded from, and their hash; None if not read.
+
+        What the test replays, read once: the plugin's other looks at the file (the
+        placeholders it holds) need not read it again.
+        """
+        return self._read.get(str(cassette_path))
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._persister, name)
@@ -185,14 +197,17 @@ _LOADED_SIZE = 64
 _loaded: dict[tuple[Any, ...], tuple[Any, ...]] = {}
 
 
-def _file_identity(path: Any) -> tuple[str, bytes | None]:
-    """A file by its content: timestamps can be too coarse to show a rewrite."""
+def _file_identity(path: Any) -> tuple[bytes | None, bytes | None]:
+    """A file's bytes and their hash (timestamps can be too coarse to show a rewrite);
+    ``(None, None)`` for a file that is missing, not a regular file, or over the limit."""
+    from agentloop_tools._errors import InputError
+    from agentloop_tools.cassettes._load import read_bytes
+
     try:
-        with open(path, "rb") as file:
-            content = file.read()
-    except (OSError, ValueError):
-        return (str(path), None)
-    return (str(path), hashlib.blake2b(content, digest_size=20).digest())
+        content = read_bytes(path)
+    except (InputError, ValueError, TypeError):
+        return (None, None)
+    return (content, hashlib.blake2b(content, digest_size=20).digest())
 
 
 class _FilterOnce:

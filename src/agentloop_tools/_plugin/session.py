@@ -231,14 +231,19 @@ class AgentloopSession:
 
     def recording_of(self, item: pytest.Item) -> Any:
         """What a recording of this test writes beside its interactions: its id and the
-        policy it runs under (the markers' rules, the project's by origin and fingerprint)."""
-        from agentloop_tools.cassettes._provenance import Recording, policy_facts
+        policy it runs under, worked out only if the cassette is written."""
+        from agentloop_tools.cassettes._provenance import Recording
+
+        return Recording(test=item.nodeid, policy_from=lambda: self._policy_facts(item))
+
+    def _policy_facts(self, item: pytest.Item) -> dict[str, Any]:
+        """The markers' rules, the project's by origin and fingerprint."""
+        from agentloop_tools.cassettes._provenance import policy_facts
 
         marker = item.stash.get(MARKER, None)
         replace = marker is not None and marker.replace
-        project = None
-        if self.default.policy is not None:
-            project = (self.default.policy, self.default.origin)
+        default = self.default
+        project = (default.policy, default.origin) if default.policy is not None else None
         refused = next(
             (
                 mark.kwargs["refused_attempts"]
@@ -248,8 +253,7 @@ class AgentloopSession:
             None,
         )
         layers = [(layer.policy, layer.origin) for layer in marker.layers] if marker else []
-        policy = policy_facts(layers, project, replace=replace, refused_attempts=refused)
-        return Recording(test=item.nodeid, policy=policy)
+        return policy_facts(layers, project, replace=replace, refused_attempts=refused)
 
     def call(self, item: pytest.Item) -> Generator[None, object, object]:
         """Around the test body: the gate's verdict before it and after it.

@@ -76,7 +76,8 @@ class Recording:
         source: ``live``, or ``scripts`` once a scripted provider served the test.
         script_origin: where the script came from (the ``agentloop_script`` fixture's
             module and name, or the test's own ``http_client=``).
-        policy: the policy the test ran under (:func:`policy_facts`).
+        policy: the policy the test ran under (:func:`policy_facts`); or
+        policy_from: what gives it, asked when the cassette is written.
         evidence: gives the test's evidence record when the cassette is written.
         replaced_evidence, written_evidence: the test's record the file held before a
             re-recording that changed its interactions, and the one written.
@@ -86,6 +87,9 @@ class Recording:
     source: str = "live"
     script_origin: str | None = None
     policy: dict[str, Any] | None = None
+    # Gives ``policy`` when the cassette is written, if it was not set: a replayed test
+    # never writes, and need not hash the project's rules.
+    policy_from: Callable[[], dict[str, Any]] | None = None
     # The test's evidence record as JSON-ready data, computed when the cassette is
     # written (the plugin sets it; None: no record).
     evidence: Callable[[], Mapping[str, Any] | None] | None = None
@@ -168,6 +172,8 @@ def facts(
             "models": models,
         }
     )
+    if recording.policy is None and recording.policy_from is not None:
+        recording.policy = recording.policy_from()
     if recording.policy is not None:
         found["policy"] = recording.policy
     return found
