@@ -243,3 +243,28 @@ def test_the_agentloop_version_check_reads_versions_as_packaging_does(
 def test_packaging_is_a_declared_dependency() -> None:
     project = tomllib.loads(Path(__file__).parents[2].joinpath("pyproject.toml").read_text())
     assert any(dep.startswith("packaging") for dep in project["project"]["dependencies"])
+
+
+@pytest.mark.parametrize(
+    ("redirect", "output"),
+    [(">&-", ()), (">/dev/full", ()), ("", ("-o", "/dev/full"))],
+    ids=["stdout closed", "stdout full", "-o on a full disk"],
+)
+def test_an_output_that_cannot_be_written_is_one_line_on_stderr_and_no_traceback(
+    transcript: Path, redirect: str, output: tuple[str, ...]
+) -> None:
+    import shlex
+    import subprocess
+    import sys
+
+    if not Path("/dev/full").exists():
+        pytest.skip("needs /dev/full")
+    command = [sys.executable, "-m", "agentloop_tools", "audit", "--block", "evil.example"]
+    command += [*output, str(transcript)]
+    shell = f"{shlex.join(command)} {redirect}"
+    done = subprocess.run(["bash", "-c", shell], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1, done.stderr  # a failed write used to leave a traceback below
+    assert "Traceback" not in done.stderr
+    assert "Exception ignored" not in done.stderr

@@ -59,18 +59,25 @@ def emit(output: str | None, write: Callable[[TextIO], None], *, exact: bool = F
     stand, as they do not depend on who reads the report.
     """
     if output is None:
-        chunks = _Chunks(sys.stdout, exact, output)
-        write(chunks)
-        chunks.close()
+        _write_through(_Chunks(sys.stdout, exact, output), write)
         return
     try:
         file = open(output, "w", encoding="utf-8")  # noqa: SIM115 - closed below
     except OSError as error:
         raise UsageProblem(f"-o {output}: cannot be written ({error.strerror})") from None
     with file:
-        chunks = _Chunks(file, exact, output)
+        _write_through(_Chunks(file, exact, output), write)
+
+
+def _write_through(chunks: _Chunks, write: Callable[[TextIO], None]) -> None:
+    try:
         write(chunks)
         chunks.close()
+    except BaseException:
+        # The one line on stderr is the caller's: what is held must not be written again
+        # when the stream is collected (io closes it then), after that line.
+        chunks.abandon()
+        raise
 
 
 class _Chunks(io.StringIO):
@@ -102,6 +109,11 @@ class _Chunks(io.StringIO):
         self._pass(self.getvalue())
         super().close()
         self._pass(None)  # stdout is flushed: its closed pipe is known now
+
+    def abandon(self) -> None:
+        """Drop what is held, unwritten: the output failed and has been reported."""
+        self.closed_pipe = True
+        io.StringIO.close(self)
 
     def _pass(self, text: str | None) -> None:
         if self.closed_pipe:

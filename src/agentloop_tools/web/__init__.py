@@ -126,4 +126,6 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+    # What a user may reach: the public names and the backends submodule (as 0.1.x
+    # listed), not the machinery of the lazy import.
+    return sorted({*__all__, "backends", *(name for name in globals() if name.startswith("__"))})

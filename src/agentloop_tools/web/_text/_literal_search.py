@@ -42,6 +42,7 @@ PAYBACK_CHARS_PER_LITERAL = 6_000
 # --jobs unit finds its database here instead of compiling it again.
 _COMPILED: dict[tuple[str, ...], Any] = {}
 _COMPILED_KEPT = 4
+_COMPILED_LOCK = threading.Lock()
 _imported: list[ModuleType | None] = []
 
 
@@ -184,10 +185,11 @@ class LiteralSearch:
         assert hyperscan is not None
         self._scratch = hyperscan.Scratch(database)
         self._database = database
-        _COMPILED.pop(self._literals, None)
-        _COMPILED[self._literals] = database
-        while len(_COMPILED) > _COMPILED_KEPT:
-            del _COMPILED[next(iter(_COMPILED))]
+        with _COMPILED_LOCK:  # two threads evicting at once must not drop one key twice
+            _COMPILED.pop(self._literals, None)
+            _COMPILED[self._literals] = database
+            while len(_COMPILED) > _COMPILED_KEPT:
+                _COMPILED.pop(next(iter(_COMPILED)), None)
 
     def _hyperscan_starts(self, data: bytes, length: int, *, unseen: bool = False) -> list[int]:
         lengths = self._lengths
