@@ -230,8 +230,7 @@ class AgentloopSession:
         )
 
     def recording_of(self, item: pytest.Item) -> Any:
-        """What a recording of this test writes beside its interactions: its id and the
-        policy it runs under, worked out only if the cassette is written."""
+        """A recording's id and policy, the policy worked out only if it is written."""
         from agentloop_tools.cassettes._provenance import Recording
 
         return Recording(test=item.nodeid, policy_from=lambda: self._policy_facts(item))

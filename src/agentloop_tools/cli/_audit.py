@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentloop_tools._errors import BaselineError, UsageProblem
-from agentloop_tools.cli import _output
+from agentloop_tools.cli import _emit, _output
 from agentloop_tools.cli._inputs import (
     chosen_policy,
     collect_for,
@@ -159,7 +159,7 @@ def _write(
     if args.format in ("table", "json", "github"):
         extra["refused_attempts"] = args.refused_setting
     exact = args.format in ("json", "junit", "sarif")  # JSON as recorded; junit escapes itself
-    _output.emit(
+    _emit.emit(
         args.output, lambda out: formatter(audits, policy, origin, out, **extra), exact=exact
     )
 

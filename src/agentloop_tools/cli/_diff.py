@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from agentloop_tools._errors import InputError, UsageProblem
 from agentloop_tools._visible import visible
-from agentloop_tools.cli import _output
+from agentloop_tools.cli import _emit, _output
 from agentloop_tools.cli._inputs import (
     INPUT_SUFFIXES,
     chosen_policy,
@@ -127,7 +127,7 @@ def diff(args: argparse.Namespace) -> int:
         "json": _json,
         "github": _github,
     }
-    _output.emit(
+    _emit.emit(
         args.output,
         lambda out: writers[args.format](document, out),
         exact=args.format == "json",

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from agentloop_tools._errors import UsageProblem
 from agentloop_tools._visible import visible
 from agentloop_tools.cli import _evidence_view, _output
+from agentloop_tools.cli._emit import emit
 from agentloop_tools.cli._inputs import (
     chosen_policy,
     collect_for,
@@ -22,7 +23,7 @@ from agentloop_tools.cli._inputs import (
     read_problem,
     require_something,
 )
-from agentloop_tools.cli._output import EXIT_CLEAN, EXIT_USAGE, emit, progress, where_of
+from agentloop_tools.cli._output import EXIT_CLEAN, EXIT_USAGE, progress, where_of
 
 if TYPE_CHECKING:
     import argparse

@@ -1,7 +1,7 @@
 """What ``agentloop-tools evidence`` prints: its JSON, and its table of each file's
 turns (sources, citations, links) and evidence record.
 
-Recorded text goes through ``visible`` field by field; ``_output.emit`` then cleans the
+Recorded text goes through ``visible`` field by field; ``_emit.emit`` then cleans the
 whole output, as for every command.
 """
 

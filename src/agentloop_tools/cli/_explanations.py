@@ -21,8 +21,9 @@ MAX_STDIN_BYTES = 4 * MAX_TEXT
 
 
 def explain(args: argparse.Namespace) -> int:
+    from agentloop_tools.cli._emit import emit
     from agentloop_tools.cli._inputs import chosen_policy
-    from agentloop_tools.cli._output import EXIT_CLEAN, EXIT_FOUND, emit
+    from agentloop_tools.cli._output import EXIT_CLEAN, EXIT_FOUND
 
     policy, origin = chosen_policy(args)
     explanations = [policy.explain(subject) for subject in subjects(args.subjects)]

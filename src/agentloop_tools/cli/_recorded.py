@@ -170,7 +170,7 @@ def _lifted(
     """What the project policy forbids in each ``replace`` cassette, named: a cassette is
     text anyone can edit, and pytest takes ``replace`` only from a marker in code, so a
     recorded ``replace`` that lifts a project rule is shown, never passed quietly."""
-    from agentloop_tools.cli._output import _cleaner
+    from agentloop_tools.cli._emit import _cleaner
 
     cleaner = _cleaner()
     out = []

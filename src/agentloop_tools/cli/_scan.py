@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, TextIO
 
 from agentloop_tools._visible import visible
 from agentloop_tools.cli import _output
+from agentloop_tools.cli._emit import emit
 from agentloop_tools.cli._inputs import collect
-from agentloop_tools.cli._output import EXIT_CLEAN, EXIT_FOUND, EXIT_USAGE, emit, progress, stderr
+from agentloop_tools.cli._output import EXIT_CLEAN, EXIT_FOUND, EXIT_USAGE, progress, stderr
 
 if TYPE_CHECKING:
     import argparse
