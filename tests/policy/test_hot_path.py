@@ -16,7 +16,6 @@ import contextlib
 import copy
 import dataclasses
 import inspect
-import json
 import pickle
 import re
 from collections.abc import Iterator
@@ -36,7 +35,7 @@ from agentloop_tools.web._domains._url import locate, normalize_host, quick_host
 from agentloop_tools.web._policy import _memo, _text_audit
 from agentloop_tools.web._policy._violation import moved, text_violation
 from agentloop_tools.web._search._render import SearchHit, render_results
-from tests.real_cassettes import FILES
+from tests.real_cassettes import FILES, body_strings
 from tests.text.test_finder_speed import TEXTS, answer_like
 from tests.text.test_hostile_text import HOSTILE
 
@@ -255,33 +254,9 @@ def test_the_corpus_is_judged_as_without_the_hot_path(index: int) -> None:
     check([CORPUS[index]])
 
 
-def _strings(value: object) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item)
-
-
-def real_texts() -> list[str]:
-    """The strings in the real cassettes' JSON bodies (streamed events too)."""
-    texts: list[str] = []
-    for path in FILES:
-        for line in path.read_text(encoding="utf-8").splitlines():
-            line = line.strip().strip("'\"")
-            for candidate in (line, line.removeprefix("data: ")):
-                if candidate.startswith("{"):
-                    with contextlib.suppress(ValueError):
-                        texts.extend(s for s in _strings(json.loads(candidate)) if len(s) > 8)
-    return texts
-
-
 @pytest.mark.skipif(not FILES, reason="real cassettes not found (tests/real_cassettes.py)")
 def test_the_real_cassettes_are_judged_as_without_the_hot_path() -> None:
-    texts = sorted(set(real_texts()), key=len)
+    texts = sorted(set(body_strings()), key=len)
     assert texts
     # One text per cassette string, and all of them as one long answer.
     check([text for text in texts if len(text) < 100_000][:300])

@@ -12,12 +12,8 @@ compared with the speed-ups switched off.
 
 from __future__ import annotations
 
-import contextlib
-import json
 import random
 import re
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from agentloop import Transcript
@@ -30,7 +26,7 @@ from agentloop_tools.web._search._render import SearchHit, render_results
 from agentloop_tools.web._text import _extent, _finder, _prefilter
 from agentloop_tools.web._text._extent import link_end, plain_link
 from agentloop_tools.web._text._finder import link_tokens, read_token, tokens
-from tests.real_cassettes import REAL_CASSETTES as FOLDER
+from tests.real_cassettes import FILES, REAL_CASSETTES, body_strings
 from tests.text.test_hostile_text import HOSTILE
 
 pytestmark = pytest.mark.core
@@ -185,32 +181,10 @@ def answer_like(seed: int, size: int = 6000) -> str:
     return "".join(chunks)
 
 
-def _strings(value: object) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item)
-
-
 def real_texts() -> list[str]:
     """Every string in the real cassettes' JSON bodies (streamed events too), and each file."""
-    if not FOLDER.is_dir():
-        return []
-    texts: list[str] = []
-    for path in sorted(Path(FOLDER).glob("*.yaml")):
-        raw = path.read_text(encoding="utf-8")
-        texts.append(raw)
-        for line in raw.splitlines():
-            line = line.strip().strip("'\"")
-            for candidate in (line, line.removeprefix("data: ")):
-                if candidate.startswith("{"):
-                    with contextlib.suppress(ValueError):
-                        texts.extend(s for s in _strings(json.loads(candidate)) if len(s) > 8)
-    return texts
+    files = [path.read_text(encoding="utf-8") for path in FILES]
+    return [*files, *body_strings()]
 
 
 CORPUS = [
@@ -332,7 +306,7 @@ def test_on_the_corpus_violations_and_rendered_results_are_unchanged(
     check_audits([text], monkeypatch)
 
 
-@pytest.mark.skipif(not REAL, reason=f"real cassettes not found at {FOLDER}")
+@pytest.mark.skipif(not REAL, reason=f"real cassettes not found at {REAL_CASSETTES}")
 def test_on_the_real_cassettes_violations_and_rendered_results_are_unchanged(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
