@@ -44,6 +44,9 @@ _DOT_BYTES = tuple(dot.encode() for dot in _DOTS)
 # would be tried at every position of the text.
 _UNSEEN_CJK_RULED = re.compile(rf"[^\s\x21-\x7e{_CJK_RULED}]")
 _UNSEEN = re.compile(r"[^\s\x21-\x7e]")
+# The ASCII characters both classes leave out: deleted by bytes.translate, a text of
+# them only has nothing left (a test holds this to the regexes).
+_ASCII_SEEN = bytes(code for code in range(128) if not _UNSEEN.match(chr(code)))
 # Found in the same Aho-Corasick pass as the rules (on the lower-cased text): escapes,
 # backslashes, punycode and defanged dots ("[.]", "(dot)"), which hide a host from a
 # substring. One pass instead of a regex scan of the text for each.
@@ -76,6 +79,9 @@ class RuleFinder:
 
     def tokens_to_read(self, text: str) -> list[tuple[int, str]]:
         """``(offset, token)`` of the tokens of ``text`` that may name a rule's host."""
+        if text.isascii():  # O(1): the string knows
+            found = self._ascii_positions(text)
+            return _tokens_at(text, found) if found else []
         positions = self._bytes_positions(text)
         if positions is None:
             positions = self._text_positions(text)
@@ -84,6 +90,15 @@ class RuleFinder:
         if not positions:
             return []
         return _tokens_at(text, positions)
+
+    def _ascii_positions(self, text: str) -> list[int]:
+        """``_text_positions`` of an ASCII text: lower() keeps its length, it has no
+        ideographic dot, and its unseen characters are control characters, which a
+        byte table rules out in one pass where the regex tests every character."""
+        positions = self._search.starts(text.lower())
+        if text.encode().translate(None, _ASCII_SEEN):
+            positions.extend(match.start() for match in self._unseen.finditer(text))
+        return positions
 
     def _bytes_positions(self, text: str) -> list[int] | None:
         """Where rules and unseen characters are, read from the UTF-8 with ASCII letters
