@@ -105,9 +105,11 @@ class DomainPolicy:
     def __hash__(self) -> int:
         return hash((self._mode, self._domains, self._bare_hosts))
 
-    def __reduce__(self) -> tuple[Any, tuple[str, tuple[str, ...], bool]]:
-        # Rebuilt from its list: the rule finder is a native object, built when needed.
-        return (_rebuild, (self._mode, self._domains, self._bare_hosts))
+    def __reduce__(self) -> tuple[Any, tuple[str, tuple[str, ...], bool, bytes | None]]:
+        # Rebuilt from its list (the rule finder is a native object, built when needed),
+        # with the blocklist's Hyperscan database if compiled: a worker does not compile it
+        # again (serialized, never a file: a database is built for one CPU).
+        return (_rebuild, (self._mode, self._domains, self._bare_hosts, self._view.compiled()))
 
     def native_web_search(self, **options: Any) -> HostedTool:
         """A hosted web search filtered by this policy's list.
@@ -268,10 +270,14 @@ def _constructor_hint(given: object) -> str:
     return "use DomainPolicy.allow([...]) or DomainPolicy.block([...])"
 
 
-def _rebuild(mode: Mode, domains: tuple[str, ...], bare_hosts: bool = False) -> DomainPolicy:
+def _rebuild(
+    mode: Mode, domains: tuple[str, ...], bare_hosts: bool = False, compiled: bytes | None = None
+) -> DomainPolicy:
     if mode == "allow":
         return DomainPolicy.allow(domains, bare_hosts=bare_hosts)
-    return DomainPolicy.block(domains)
+    policy = DomainPolicy.block(domains)
+    policy._view.receive_compiled(compiled)
+    return policy
 
 
 def _nonempty(domains: Iterable[str], name: str) -> tuple[Rule, ...]:

@@ -36,7 +36,7 @@ class TextAudit:
     judges them by default): :func:`links` reads links only.
     """
 
-    __slots__ = ("_allow", "_bare_hosts", "_commands", "_finder", "_index", "_mode")
+    __slots__ = ("_allow", "_bare_hosts", "_commands", "_compiled", "_finder", "_index", "_mode")
 
     def __init__(
         self,
@@ -45,6 +45,7 @@ class TextAudit:
         *,
         bare_hosts: bool = False,
         commands: bool = True,
+        compiled: bytes | None = None,
     ) -> None:
         self._mode: Mode = mode
         self._allow = mode == "allow"
@@ -52,11 +53,22 @@ class TextAudit:
         self._bare_hosts = bare_hosts
         self._commands = commands
         self._finder: RuleFinder | None = None  # built at the first audit that needs it
+        # A blocklist's Hyperscan database compiled in another process (the policy's pickle).
+        self._compiled = compiled
 
     def _rule_finder(self) -> RuleFinder:
         if self._finder is None:
-            self._finder = RuleFinder(self._index.domain_hosts(), cjk=not self._index.has_punycode)
+            self._finder = RuleFinder(
+                self._index.domain_hosts(),
+                cjk=not self._index.has_punycode,
+                compiled=self._compiled,
+            )
+            self._compiled = None
         return self._finder
+
+    def compiled(self) -> bytes | None:
+        """The rule finder's compiled database (or the one received, unused), or None."""
+        return self._finder.compiled() if self._finder is not None else self._compiled
 
     def memo(self) -> AuditMemo:
         """A memo for one audit of several texts under this policy (see :meth:`parts`)."""

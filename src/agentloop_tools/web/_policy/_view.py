@@ -35,7 +35,7 @@ class PolicyView:
             needs them.
     """
 
-    __slots__ = ("_bare_hosts", "_text_audit", "allow", "index", "judge", "mode")
+    __slots__ = ("_bare_hosts", "_compiled", "_text_audit", "allow", "index", "judge", "mode")
 
     def __init__(self, mode: Mode, index: RuleIndex, *, bare_hosts: bool) -> None:
         self.mode: Mode = mode
@@ -47,6 +47,7 @@ class PolicyView:
         )
         self._bare_hosts = bare_hosts
         self._text_audit: TextAudit | None = None
+        self._compiled: bytes | None = None
 
     @property
     def text_audit(self) -> TextAudit:
@@ -54,9 +55,22 @@ class PolicyView:
         if audit is None:
             from agentloop_tools.web._policy._text_audit import TextAudit
 
-            audit = TextAudit(self.mode, self.index, bare_hosts=self._bare_hosts)
+            audit = TextAudit(
+                self.mode, self.index, bare_hosts=self._bare_hosts, compiled=self._compiled
+            )
             self._text_audit = audit
+            self._compiled = None
         return audit
+
+    def compiled(self) -> bytes | None:
+        """The text audit's compiled blocklist database, to send with the policy's pickle."""
+        audit = self._text_audit
+        return audit.compiled() if audit is not None else self._compiled
+
+    def receive_compiled(self, compiled: bytes | None) -> None:
+        """A database ``compiled()`` gave in another process: loaded, not compiled again."""
+        if self._text_audit is None:
+            self._compiled = compiled
 
 
 def policy_view(mode: Mode, rules: Iterable[Rule], *, bare_hosts: bool) -> PolicyView:

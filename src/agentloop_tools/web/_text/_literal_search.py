@@ -19,6 +19,7 @@ holds them to each other.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from collections.abc import Sequence
@@ -90,14 +91,20 @@ class LiteralSearch:
     Hyperscan all of them). ``engine`` overrides ``AGENTLOOP_TOOLS_BLOCKLIST_ENGINE``.
     ``seen``: characters and ranges (``"a-z"``, no escapes) of a character class; on
     Hyperscan, ``starts_and_unseen`` also reports every character outside it, in the
-    same pass over the text.
+    same pass over the text. ``database``: a database ``serialized()`` by the search of
+    the same literals in another process, loaded instead of compiled.
     """
 
     __slots__ = ("_automaton", "_class", "_compilable", "_database", "_engine", "_lengths",
                  "_literals", "_lock", "_scanned", "_scratch", "_seen")  # fmt: skip
 
     def __init__(
-        self, literals: Sequence[str], *, engine: Engine | None = None, seen: str | None = None
+        self,
+        literals: Sequence[str],
+        *,
+        engine: Engine | None = None,
+        seen: str | None = None,
+        database: bytes | None = None,
     ) -> None:
         self._literals = tuple(literals)
         self._seen = seen
@@ -113,6 +120,8 @@ class LiteralSearch:
         self._scanned = 0
         if self._engine != "aho-corasick":
             self._adopt(_COMPILED.get(self._literals))
+            if self._database is None and database is not None:
+                self._load(database)
 
     @property
     def engine(self) -> str:
@@ -153,6 +162,21 @@ class LiteralSearch:
             return self._hyperscan_starts(data, length, unseen=True)
         finally:
             self._lock.release()
+
+    def serialized(self) -> bytes | None:
+        """The compiled database as bytes (``hyperscan.dumpb``), or None when not compiled."""
+        hyperscan = hyperscan_module()
+        if self._database is None or hyperscan is None:
+            return None
+        return hyperscan.dumpb(self._database)  # type: ignore[no-any-return]
+
+    def _load(self, serialized: bytes) -> None:
+        hyperscan = hyperscan_module()
+        if hyperscan is None:
+            return
+        # Scratch for a database built for another CPU fails: compiled again if it pays.
+        with contextlib.suppress(hyperscan.error):
+            self._adopt(hyperscan.loadb(serialized, hyperscan.HS_MODE_BLOCK))
 
     def _worth_compiling(self, size: int) -> bool:
         if self._engine == "aho-corasick" or not self._compilable:
@@ -209,26 +233,19 @@ class LiteralSearch:
         where = _characters(data, [*starts, *ends])
         return [*(where[start] for start in starts), *(where[end] - 1 for end in ends)]
 
-    def __reduce__(self) -> tuple[Any, tuple[tuple[str, ...], Engine, bytes | None]]:
+    def __reduce__(
+        self,
+    ) -> tuple[Any, tuple[tuple[str, ...], Engine, bytes | None, str | None]]:
         # The compiled database travels with the search (to --jobs workers); a file
         # cache would not do: a database is built for one CPU's instruction set.
-        hyperscan = hyperscan_module()
-        serialized = None
-        if self._database is not None and hyperscan is not None:
-            serialized = hyperscan.dumpb(self._database)
-        return (_restore, (self._literals, self._engine, serialized))
+        return (_restore, (self._literals, self._engine, self.serialized(), self._seen))
 
 
-def _restore(literals: tuple[str, ...], engine: Engine, serialized: bytes | None) -> LiteralSearch:
-    search = LiteralSearch(literals, engine=engine)
-    hyperscan = hyperscan_module()
-    if serialized is not None and search._database is None and hyperscan is not None:
-        try:
-            database = hyperscan.loadb(serialized, hyperscan.HS_MODE_BLOCK)
-            search._adopt(database)
-        except hyperscan.error:
-            pass  # built for another CPU or version: compiled again when it pays
-    return search
+def _restore(
+    literals: tuple[str, ...], engine: Engine, serialized: bytes | None, seen: str | None = None
+) -> LiteralSearch:
+    # A database built for another CPU or version does not load: compiled again when it pays.
+    return LiteralSearch(literals, engine=engine, seen=seen, database=serialized)
 
 
 def _characters(data: bytes, offsets: list[int]) -> dict[int, int]:

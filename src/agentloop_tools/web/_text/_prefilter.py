@@ -64,18 +64,23 @@ class RuleFinder:
     ``hosts``: the hosts the domain rules name (not IP rules: numbers have too many
     spellings for a substring). ``cjk``: whether CJK letters can be ruled on, which
     they cannot when a rule has a punycode label a host of CJK letters could match.
+    ``compiled``: what ``compiled()`` gave for the same hosts in another process.
     """
 
     __slots__ = ("_search", "_unseen")
 
-    def __init__(self, hosts: Iterable[str], *, cjk: bool) -> None:
+    def __init__(self, hosts: Iterable[str], *, cjk: bool, compiled: bytes | None = None) -> None:
         literals = [*sorted(set(hosts) - set(_HIDING)), *_HIDING]
         # On Hyperscan, the characters outside the CJK class are found in the same pass
         # as the rules (rules of ASCII only: see _bytes_positions).
         ascii_rules = all(literal.isascii() for literal in literals)
         seen = _SEEN_CJK_RULED if cjk and ascii_rules else None
-        self._search = LiteralSearch(literals, seen=seen)
+        self._search = LiteralSearch(literals, seen=seen, database=compiled)
         self._unseen = _UNSEEN_CJK_RULED if cjk else _UNSEEN
+
+    def compiled(self) -> bytes | None:
+        """The search's compiled Hyperscan database, serialized, or None."""
+        return self._search.serialized()
 
     def tokens_to_read(self, text: str) -> list[tuple[int, str]]:
         """``(offset, token)`` of the tokens of ``text`` that may name a rule's host."""
