@@ -1,7 +1,7 @@
 """The blocklist's rule-out, as fast as it now runs, against the reading it replaced.
 
 ``OldFinder`` is ``RuleFinder.tokens_to_read`` as it was before its fast paths (ASCII
-texts, windows around the rules' dots): the same tokens, in the same order, must come
+texts, hosts and hiding marks searched apart): the same tokens, in the same order, must come
 out of both, on either engine, for Hypothesis' texts, the hostile corpus and the real
 recorded answers; and the audits (every field, in order) and rendered results agree.
 """
@@ -144,3 +144,38 @@ def test_the_ascii_characters_ruled_out_by_bytes_are_those_both_regexes_see() ->
         unseen = bool(character.encode().translate(None, _prefilter._ASCII_SEEN))
         assert unseen is bool(_prefilter._UNSEEN.match(character)), code
         assert unseen is bool(_prefilter._UNSEEN_CJK_RULED.match(character)), code
+
+
+LABELS = st.sampled_from(["evil", "x", "xn--e-ufa", "é", "東京", "a_b", "co", "uk", "b", "3com"])
+DOTTED_RULES = st.lists(
+    st.lists(LABELS, min_size=2, max_size=3).map(".".join), min_size=1, max_size=4, unique=True
+)
+
+
+@st.composite
+def texts_of_hosts_and_marks(draw: st.DrawFn) -> tuple[list[str], str]:
+    """Hosts and texts naming them among words, hiding marks (overlapping the hosts:
+    ".xn--") and other dots, in every case and width."""
+    rules = draw(DOTTED_RULES)
+    pieces = st.one_of(
+        st.sampled_from(rules),
+        st.sampled_from(rules).map(str.upper),
+        st.sampled_from(rules).map(lambda rule: rule.replace(".", "。")),
+        st.sampled_from(["word ", "words and more words ", ". ", ".x", ".xn--", "xn--", "%",
+                         "\\", "[.]", "(dot)", "\n", "\x00", "e", "ｅ", "İ", "東", " ", "/"]),
+    )  # fmt: skip
+    return rules, "".join(draw(st.lists(pieces, max_size=60)))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@settings(max_examples=300, deadline=None)
+@given(case=texts_of_hosts_and_marks())
+@example(case=(["evil.com"], "see .xn--evil.com and x.xn--e-ufa"))
+@example(case=(["a.xn--e-ufa"], "A.XN--E-UFA " + "word " * 50 + "a.xn--e-ufa"))
+@example(case=(["a.xn--e-ufa"], "punycode hidden under a dot: q.xn--zz.org " + "word " * 20))
+def test_hosts_and_marks_searched_apart_read_the_tokens_one_search_gave(
+    engine: str, case: tuple[list[str], str]
+) -> None:
+    hosts, text = case  # RuleFinder's hosts as given: non-ASCII ones too
+    with pytest.MonkeyPatch.context() as mp:
+        assert_same_tokens(hosts, [text, text * 20], engine, mp)

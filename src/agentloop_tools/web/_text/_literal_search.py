@@ -128,14 +128,22 @@ class LiteralSearch:
         """``"hyperscan"`` once its database is compiled, else ``"aho-corasick"``."""
         return "hyperscan" if self._database is not None else "aho-corasick"
 
-    def starts(self, text: str) -> list[int]:
+    def ready(self, size: int) -> bool:
+        """Counts ``size`` characters read toward the compile's payback (compiling once it
+        pays); whether this search is on Hyperscan."""
+        if self._database is None and self._worth_compiling(size):
+            self._compile()
+        return self._database is not None
+
+    def starts(self, text: str, *, counted: bool = False) -> list[int]:
         """Where literals start in ``text``, in characters, in no particular order.
+        ``counted``: ``ready(len(text))`` was called for this text already.
 
         Raises:
             UnicodeEncodeError: ``text`` has a lone surrogate (no UTF-8 to search).
         """
-        if self._database is None and self._worth_compiling(len(text)):
-            self._compile()
+        if not counted:
+            self.ready(len(text))
         if self._database is not None and self._lock.acquire(blocking=False):
             try:
                 # UnicodeEncodeError on a lone surrogate, as with Aho-Corasick

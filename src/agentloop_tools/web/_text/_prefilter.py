@@ -21,6 +21,7 @@ from collections.abc import Iterable
 
 from agentloop_tools.web._text._finder import ANCHOR_ANY, TOKEN_RUN, tokens
 from agentloop_tools.web._text._literal_search import LiteralSearch
+from agentloop_tools.web._text._split_search import SplitSearch, char_offsets, split_search
 
 # Besides printable ASCII, the characters substrings speak for: CJK letters (never part
 # of an ASCII host, never an ASCII look-alike), ideographic full stops (read as dots)
@@ -67,10 +68,13 @@ class RuleFinder:
     ``compiled``: what ``compiled()`` gave for the same hosts in another process.
     """
 
-    __slots__ = ("_search", "_unseen")
+    __slots__ = ("_hosts", "_search", "_split", "_unseen")
 
     def __init__(self, hosts: Iterable[str], *, cjk: bool, compiled: bytes | None = None) -> None:
-        literals = [*sorted(set(hosts) - set(_HIDING)), *_HIDING]
+        self._hosts = sorted(set(hosts) - set(_HIDING))
+        # Aho-Corasick's hosts and marks apart, built when first read (never on Hyperscan).
+        self._split: SplitSearch | bool | None = False
+        literals = [*self._hosts, *_HIDING]
         # On Hyperscan, the characters outside the CJK class are found in the same pass
         # as the rules (rules of ASCII only: see _bytes_positions).
         ascii_rules = all(literal.isascii() for literal in literals)
@@ -100,7 +104,7 @@ class RuleFinder:
         """``_text_positions`` of an ASCII text: lower() keeps its length, it has no
         ideographic dot, and its unseen characters are control characters, which a
         byte table rules out in one pass where the regex tests every character."""
-        positions = self._search.starts(text.lower())
+        positions = self._rule_starts(text.lower())
         if text.encode().translate(None, _ASCII_SEEN):
             positions.extend(match.start() for match in self._unseen.finditer(text))
         return positions
@@ -135,11 +139,29 @@ class RuleFinder:
         # Non-overlapping matches suffice: an occurrence hidden under another one is
         # in the same token, as rules hold no character that ends a token.
         try:
-            positions = self._search.starts(lowered)
+            positions = self._rule_starts(lowered)
         except UnicodeEncodeError:
             return None  # lone surrogates: no UTF-8 for the automaton
         positions.extend(match.start() for match in self._unseen.finditer(text))
         return positions
+
+    def _rule_starts(self, lowered: str) -> list[int]:
+        """``LiteralSearch.starts`` of the lower-cased text; on Aho-Corasick, the hosts and
+        the hiding marks are searched apart (``_split_search``: two passes are faster).
+
+        Raises:
+            UnicodeEncodeError: a lone surrogate.
+        """
+        if self._search.ready(len(lowered)):  # compiled: Hyperscan reads the text whole
+            return self._search.starts(lowered, counted=True)
+        if self._split is False:
+            self._split = split_search(self._hosts, _HIDING)
+        split = self._split
+        if not isinstance(split, SplitSearch):
+            return self._search.starts(lowered, counted=True)
+        data = lowered.encode()
+        found = split.starts(data)
+        return found if len(data) == len(lowered) else char_offsets(data, found)
 
 
 def _tokens_at(text: str, positions: list[int]) -> list[tuple[int, str]]:

@@ -1,0 +1,59 @@
+"""Where a blocklist's hosts and the marks that hide one occur: two automatons, not one.
+
+One Aho-Corasick automaton of 100,000 hosts and the 21 hiding marks (``_prefilter``'s
+escapes, backslashes, punycode and defanged dots) reads a megabyte of prose in
+~13 ms; the hosts alone take ~5 ms and the marks alone ~2.5 ms (leftmost-first,
+which lets ahocorasick-rs skip to the bytes marks start with). Both read UTF-8
+bytes, which spares the character offsets' conversion on ASCII text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ahocorasick_rs import MATCHKIND_LEFTMOST_FIRST, BytesAhoCorasick
+
+
+class SplitSearch:
+    """Byte offsets where hosts and marks occur in UTF-8 text.
+
+    Each occurrence of a host (of a mark) starts at an offset returned or overlaps an
+    occurrence of a host (a mark) that does: with one automaton of both, an occurrence
+    could hide under either, and the finder reads the token holding it either way.
+    """
+
+    __slots__ = ("_hosts", "_marks")
+
+    def __init__(self, hosts: Sequence[str], marks: Sequence[str]) -> None:
+        # Raises UnicodeEncodeError on a lone surrogate: the caller keeps one automaton.
+        self._hosts = BytesAhoCorasick([host.encode() for host in hosts]) if hosts else None
+        # Non-overlapping leftmost-first: an occurrence left out overlaps one reported.
+        self._marks = BytesAhoCorasick(
+            [mark.encode() for mark in marks], matchkind=MATCHKIND_LEFTMOST_FIRST
+        )
+
+    def starts(self, data: bytes) -> list[int]:
+        """Where hosts and marks start in ``data`` (UTF-8, lower-cased, dots as ``.``)."""
+        found = [start for _, start, _ in self._marks.find_matches_as_indexes(data)]
+        if self._hosts is not None:
+            found.extend(start for _, start, _ in self._hosts.find_matches_as_indexes(data))
+        return found
+
+
+def split_search(hosts: Sequence[str], marks: Sequence[str]) -> SplitSearch | None:
+    """The search of ``hosts`` and ``marks`` apart, or None when a host cannot be UTF-8."""
+    try:
+        return SplitSearch(hosts, marks)
+    except UnicodeEncodeError:
+        return None
+
+
+def char_offsets(data: bytes, offsets: list[int]) -> list[int]:
+    """Byte offsets in UTF-8 ``data`` (each at a character's start) as character offsets."""
+    converted: dict[int, int] = {}
+    at_byte = at_char = 0
+    for offset in sorted(set(offsets)):
+        at_char += len(data[at_byte:offset].decode())
+        at_byte = offset
+        converted[offset] = at_char
+    return [converted[offset] for offset in offsets]
