@@ -68,17 +68,19 @@ class RuleFinder:
     ``compiled``: what ``compiled()`` gave for the same hosts in another process.
     """
 
-    __slots__ = ("_hosts", "_search", "_split", "_unseen")
+    __slots__ = ("_ascii_rules", "_hosts", "_search", "_split", "_unseen")
 
     def __init__(self, hosts: Iterable[str], *, cjk: bool, compiled: bytes | None = None) -> None:
         self._hosts = sorted(set(hosts) - set(_HIDING))
         # Aho-Corasick's hosts and marks apart, built when first read (never on Hyperscan).
         self._split: SplitSearch | bool | None = False
         literals = [*self._hosts, *_HIDING]
+        # Rules of ASCII only match ASCII, which bytes.lower() folds as str.lower() does
+        # (but for _LOWER_CHANGES): the text's UTF-8 is lower-cased, not the text.
+        self._ascii_rules = all(literal.isascii() for literal in literals)
         # On Hyperscan, the characters outside the CJK class are found in the same pass
-        # as the rules (rules of ASCII only: see _bytes_positions).
-        ascii_rules = all(literal.isascii() for literal in literals)
-        seen = _SEEN_CJK_RULED if cjk and ascii_rules else None
+        # as the rules (see _bytes_positions).
+        seen = _SEEN_CJK_RULED if cjk and self._ascii_rules else None
         self._search = LiteralSearch(literals, seen=seen, database=compiled)
         self._unseen = _UNSEEN_CJK_RULED if cjk else _UNSEEN
 
@@ -88,9 +90,6 @@ class RuleFinder:
 
     def tokens_to_read(self, text: str) -> list[tuple[int, str]]:
         """``(offset, token)`` of the tokens of ``text`` that may name a rule's host."""
-        if text.isascii():  # O(1): the string knows
-            found = self._ascii_positions(text)
-            return _tokens_at(text, found) if found else []
         positions = self._bytes_positions(text)
         if positions is None:
             positions = self._text_positions(text)
@@ -100,68 +99,79 @@ class RuleFinder:
             return []
         return _tokens_at(text, positions)
 
-    def _ascii_positions(self, text: str) -> list[int]:
-        """``_text_positions`` of an ASCII text: lower() keeps its length, it has no
-        ideographic dot, and its unseen characters are control characters, which a
-        byte table rules out in one pass where the regex tests every character."""
-        positions = self._rule_starts(text.lower())
-        if text.encode().translate(None, _ASCII_SEEN):
-            positions.extend(match.start() for match in self._unseen.finditer(text))
-        return positions
-
     def _bytes_positions(self, text: str) -> list[int] | None:
-        """Where rules and unseen characters are, read from the UTF-8 with ASCII letters
-        lower-cased (cheaper than str.lower() on a non-ASCII text), or None.
+        """Where rules and unseen characters are, in one Hyperscan pass over the UTF-8
+        with ASCII letters lower-cased, or None (off Hyperscan; ASCII text, which
+        _text_positions rules on faster).
 
-        Rules of ASCII only match ASCII, which bytes.lower() folds as str.lower() does;
-        other characters keep their place in or out of the CJK class, and ideographic
+        Other characters keep their place in or out of the CJK class, and ideographic
         dots become dots as below (both in the class): the same positions.
         """
-        if self._search.engine != "hyperscan" or any(c in text for c in _LOWER_CHANGES):
+        if self._search.engine != "hyperscan" or text.isascii() or not self._bytes_fold(text):
             return None
         try:
-            data = text.encode().lower()
+            data = _folded(text.encode(), len(text))
         except UnicodeEncodeError:
             return None
-        for dot in _DOT_BYTES:
-            if dot in data:
-                data = data.replace(dot, b".")
         return self._search.starts_and_unseen(data, len(text))
 
     def _text_positions(self, text: str) -> list[int] | None:
         """Where rules and unseen characters are, or None to read every token."""
-        lowered = text.lower()
-        if len(lowered) != len(text):
+        try:
+            data = text.encode()
+        except UnicodeEncodeError:
+            return None  # lone surrogates: no UTF-8 for the automaton
+        positions = self._rule_starts(text, data)
+        if positions is None:
             return None  # lower-casing moved the offsets: read everything
+        # What is left once the seen ASCII is deleted holds every unseen character
+        # (as UTF-8, whole): usually nothing, or a few CJK letters.
+        left = data.translate(None, _ASCII_SEEN)
+        if left and self._unseen.search(left.decode()):
+            positions.extend(match.start() for match in self._unseen.finditer(text))
+        return positions
+
+    def _rule_starts(self, text: str, data: bytes) -> list[int] | None:
+        """Where rules start in the text lower-cased with dots as ``.`` (``data``: its
+        UTF-8), or None when lower-casing changes its length.
+
+        Non-overlapping matches suffice: an occurrence hidden under another one is in
+        the same token, as rules hold no character that ends a token. On Aho-Corasick
+        hosts and hiding marks are searched apart (``_split_search``: faster).
+        """
+        size = len(text)
+        if not self._search.ready(size):  # counts toward the compile's payback
+            split = self._split_search()
+            if split is not None and self._bytes_fold(text):
+                folded = _folded(data, size)
+                found = split.starts(folded)
+                return found if len(folded) == size else char_offsets(folded, found)
+        lowered = text.lower()
+        if len(lowered) != size:
+            return None
         for dot in _DOTS:
             if dot in lowered:
                 lowered = lowered.replace(dot, ".")
-        # Non-overlapping matches suffice: an occurrence hidden under another one is
-        # in the same token, as rules hold no character that ends a token.
-        try:
-            positions = self._rule_starts(lowered)
-        except UnicodeEncodeError:
-            return None  # lone surrogates: no UTF-8 for the automaton
-        positions.extend(match.start() for match in self._unseen.finditer(text))
-        return positions
+        return self._search.starts(lowered, counted=True)
 
-    def _rule_starts(self, lowered: str) -> list[int]:
-        """``LiteralSearch.starts`` of the lower-cased text; on Aho-Corasick, the hosts and
-        the hiding marks are searched apart (``_split_search``: two passes are faster).
-
-        Raises:
-            UnicodeEncodeError: a lone surrogate.
-        """
-        if self._search.ready(len(lowered)):  # compiled: Hyperscan reads the text whole
-            return self._search.starts(lowered, counted=True)
+    def _split_search(self) -> SplitSearch | None:
         if self._split is False:
             self._split = split_search(self._hosts, _HIDING)
-        split = self._split
-        if not isinstance(split, SplitSearch):
-            return self._search.starts(lowered, counted=True)
-        data = lowered.encode()
-        found = split.starts(data)
-        return found if len(data) == len(lowered) else char_offsets(data, found)
+        return self._split if isinstance(self._split, SplitSearch) else None
+
+    def _bytes_fold(self, text: str) -> bool:
+        """Whether bytes.lower() of the UTF-8 finds the rules str.lower() would."""
+        return self._ascii_rules and (text.isascii() or not any(c in text for c in _LOWER_CHANGES))
+
+
+def _folded(data: bytes, size: int) -> bytes:
+    """UTF-8 of ``size`` characters with ASCII letters lower-cased, dots as ``.``."""
+    data = data.lower()
+    if len(data) != size:  # ASCII has no ideographic dot
+        for dot in _DOT_BYTES:
+            if dot in data:
+                data = data.replace(dot, b".")
+    return data
 
 
 def _tokens_at(text: str, positions: list[int]) -> list[tuple[int, str]]:
