@@ -110,7 +110,7 @@ class RuleFinder:
         if self._search.engine != "hyperscan" or text.isascii() or not self._bytes_fold(text):
             return None
         try:
-            data = _folded(text.encode(), len(text))
+            data = _folded(text, text.encode())
         except UnicodeEncodeError:
             return None
         return self._search.starts_and_unseen(data, len(text))
@@ -143,7 +143,7 @@ class RuleFinder:
         if not self._search.ready(size):  # counts toward the compile's payback
             split = self._split_search()
             if split is not None and self._bytes_fold(text):
-                folded = _folded(data, size)
+                folded = _folded(text, data)
                 found = split.starts(folded)
                 return found if len(folded) == size else char_offsets(folded, found)
         lowered = text.lower()
@@ -164,13 +164,13 @@ class RuleFinder:
         return self._ascii_rules and (text.isascii() or not any(c in text for c in _LOWER_CHANGES))
 
 
-def _folded(data: bytes, size: int) -> bytes:
-    """UTF-8 of ``size`` characters with ASCII letters lower-cased, dots as ``.``."""
+def _folded(text: str, data: bytes) -> bytes:
+    """``data``, the UTF-8 of ``text``, with ASCII letters lower-cased and dots as ``.``."""
     data = data.lower()
-    if len(data) != size:  # ASCII has no ideographic dot
-        for dot in _DOT_BYTES:
-            if dot in data:
-                data = data.replace(dot, b".")
+    if len(data) != len(text):  # ASCII has no ideographic dot
+        for dot, encoded in zip(_DOTS, _DOT_BYTES, strict=True):
+            if dot in text:  # one character: found faster in the str than in the bytes
+                data = b".".join(data.split(encoded))  # faster than replace() here
     return data
 
 
