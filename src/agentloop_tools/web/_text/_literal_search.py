@@ -33,12 +33,13 @@ from agentloop_tools._errors import ConfigError
 ENGINE_VARIABLE = "AGENTLOOP_TOOLS_BLOCKLIST_ENGINE"
 type Engine = Literal["auto", "hyperscan", "aho-corasick"]
 ENGINES: tuple[Engine, ...] = ("auto", "hyperscan", "aho-corasick")
-# Compiling costs 35-80 us per literal and Hyperscan then saves 3-14 ns per character
-# against Aho-Corasick (both grow with the number of literals; bench_rows.py --row
-# engines measures them): the break-even lies between ~3,000 and ~12,000 characters
-# read per literal. "auto" compiles at 6,000, so a compile costs at most about twice
-# the scanning it saves, and a short audit of a huge list never waits for one.
-PAYBACK_CHARS_PER_LITERAL = 6_000
+# Compiling costs 25-80 us per literal and Hyperscan then saves 1.5-5 ns per character
+# against the blocklist's Aho-Corasick search (_split_search; both grow with the number
+# of literals; bench_rows.py --row engines measures them): the break-even lies between
+# ~6,000 and ~24,000 characters read per literal. "auto" compiles at 12,000, so a
+# compile costs at most about twice the scanning it saves, and a short audit of a huge
+# list never waits for one.
+PAYBACK_CHARS_PER_LITERAL = 12_000
 # Databases compiled in this process, by their literals: a policy unpickled for each
 # --jobs unit finds its database here instead of compiling it again.
 _COMPILED: dict[tuple[str, ...], Any] = {}
