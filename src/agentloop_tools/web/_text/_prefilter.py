@@ -7,10 +7,11 @@ occurs in it, lower-cased and with ideographic full stops read as dots (IDNA's
 reading), unless the host is written in a form a substring cannot see: escapes,
 backslashes, punycode (look-alikes), defanged dots, or characters other than printable
 ASCII and CJK letters and punctuation (IDNA maps or deletes some of those). So one
-pass finds every occurrence of every rule at once (``_literal_search``: Aho-Corasick,
-or Hyperscan when installed; its time does not grow with the number of rules), one
-regex pass finds the characters a substring cannot speak for, and only the tokens
-holding either are read. The result is the part of ``tokens(text)`` that may hold a
+pass finds every occurrence of every rule at once (Hyperscan when installed and worth
+compiling, ``_literal_search``; else Aho-Corasick, ``_split_search``; its time does not
+grow with the number of rules), the characters a substring cannot speak for are found
+(in the same Hyperscan pass, or by a byte table and, where it finds one, a regex), and
+only the tokens holding either are read. The result is the part of ``tokens(text)`` that may hold a
 finding; a property test holds it to reading every token.
 """
 
@@ -48,9 +49,9 @@ _UNSEEN = re.compile(r"[^\s\x21-\x7e]")
 # The ASCII characters both classes leave out: deleted by bytes.translate, a text of
 # them only has nothing left (a test holds this to the regexes).
 _ASCII_SEEN = bytes(code for code in range(128) if not _UNSEEN.match(chr(code)))
-# Found in the same Aho-Corasick pass as the rules (on the lower-cased text): escapes,
-# backslashes, punycode and defanged dots ("[.]", "(dot)"), which hide a host from a
-# substring. One pass instead of a regex scan of the text for each.
+# Found with the rules (on the lower-cased text): escapes, backslashes, punycode and
+# defanged dots ("[.]", "(dot)"), which hide a host from a substring. In the rules'
+# pass or in small automatons of their own, not a regex scan of the text for each.
 _HIDING = (
     "%",
     "\\",
