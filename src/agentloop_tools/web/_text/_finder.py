@@ -107,6 +107,15 @@ _MENTION = re.compile(
 _PATH_CAP = 512
 _TOKEN_END = re.compile(r"[\s<>\"`]")
 _DOT_THEN_LABEL = re.compile(rf"[.\uff0e\u3002\uff61\])}}]{_LABEL_CHARS}")
+# The last of them before a stretch's end: a greedy run backs off from the end.
+_LAST_DOT_THEN_LABEL = re.compile("(?s:.*)" + _DOT_THEN_LABEL.pattern)
+# What link_end reads beyond trailing punctuation: brackets, parentheses, and characters
+# other than ASCII (CJK stops, full stops). Where a mention holds none, it only trims.
+_LINK_END_READS = re.compile(r"[\[\]()\x80-\U0010ffff]")
+_TRAILING_ASCII = ".,:;!?'*_~"
+# A Found built without the named tuple's Python-level __new__: one per mention.
+_new_found = tuple.__new__
+_UNREAD: tuple[str, ...] = ("",)  # a sentinel: no reading list is ever this one
 # Characters IDNA deletes, and dots it maps to ".", for judging a mention's shape.
 _TO_PLAIN: dict[int, str | None] = {
     **dict.fromkeys(
@@ -302,38 +311,80 @@ def _read_mentions_between(
 
 
 def _read_mentions(token: str, position: int, finish: int, found: list[Found]) -> None:
+    # A mention is looked for while a dot followed by a label lies ahead in the stretch:
+    # the last such dot, found once, says until when.
+    last_dot = _LAST_DOT_THEN_LABEL.match(token, position, finish)
+    if last_dot is None:
+        return
+    last = last_dot.end() - 2
+    length = len(token)
     stop = -1  # where the token ends after the last mention's host
-    while _DOT_THEN_LABEL.search(token, position, finish) is not None:
-        mention = _MENTION.search(token, position)
-        if mention is None or mention.start() >= finish:
+    special = -1  # the next character at or after a mention that link_end must read
+    # A token of many mentions names few hosts: each is judged once.
+    extras: dict[str, tuple[str, ...] | None] = {}
+    plain: dict[str, tuple[str]] = {}
+    add = found.append
+    for mention in _MENTION.finditer(token, position):
+        if position > last:
             return
         start, host_end = mention.span()
-        end = host_end
-        has_path = token[host_end : host_end + 1] in ("/", "\\")
+        if start >= finish:
+            return
+        # Hosts named later in this one's path are mentions of their own.
+        position = end = host_end
+        has_path = host_end < length and token[host_end] in "/\\"
         if has_path:
             if stop <= host_end:
                 token_end = _TOKEN_END.search(token, host_end + 1)
-                stop = token_end.start() if token_end is not None else len(token)
-            end = min(stop, host_end + 1 + _PATH_CAP)
-        # Hosts named later in this one's path are mentions of their own.
-        position = host_end
-        if (
-            end < len(token)
-            and token[end] == "@"
-            and token[end + 1 : end + 2].isalnum()
-            and token[start - 1 : start] in _LOCAL_BEFORE
-            and _EMAIL_NAME.fullmatch(token, start, end)
-        ):
+                stop = token_end.start() if token_end is not None else length
+            end = host_end + 1 + _PATH_CAP
+            if stop < end:
+                end = stop
+        if end < length and token[end] == "@" and _local_part(token, start, end):
             continue  # an e-mail local part names no host
         if has_path or not token[end - 1].isalnum():
-            end = link_end(token, start, end)
-            host_end = min(host_end, end)
+            if special < start:
+                next_special = _LINK_END_READS.search(token, start)
+                special = next_special.start() if next_special is not None else length
+            if special < end:
+                end = link_end(token, start, end)
+            else:
+                # No bracket, parenthesis or other than ASCII: link_end only trims (here,
+                # not on a copy of the path: a mention's path is up to 512 characters).
+                while end > start and token[end - 1] in _TRAILING_ASCII:
+                    end -= 1
+            if end < host_end:
+                host_end = end
         host = token[start:host_end]
-        if not _is_host_like(host):
+        extra = extras.get(host, _UNREAD)
+        if extra is _UNREAD:
+            extra = extras[host] = _mention_extra(host)
+        if extra is None:
             continue
         written = token[start:end]
-        readings = (written,) if host.isascii() else (written, *_cjk_free(host))
-        found.append(Found(start, end, written, "mention", readings))
+        if extra:
+            readings = (written, *extra)
+        else:
+            # Paths repeat ("b.com/b.com/..."): one reading, and one string, for each.
+            readings = plain.get(written) or plain.setdefault(written, (written,))
+            written = readings[0]
+        add(_new_found(Found, (start, end, written, "mention", readings)))
+
+
+def _local_part(token: str, start: int, end: int) -> bool:
+    """Whether the mention before "@" at ``end`` is an e-mail address's local part."""
+    return (
+        token[end + 1 : end + 2].isalnum()
+        and token[start - 1 : start] in _LOCAL_BEFORE
+        and _EMAIL_NAME.fullmatch(token, start, end) is not None
+    )
+
+
+def _mention_extra(host: str) -> tuple[str, ...] | None:
+    """The readings of a mention besides the written one, or None when it names no host."""
+    if not _is_host_like(host):
+        return None
+    return () if host.isascii() else tuple(_cjk_free(host))
 
 
 def _link_starts(token: str) -> list[tuple[int, int]]:
