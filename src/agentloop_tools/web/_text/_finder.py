@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterator
+from operator import itemgetter
 from typing import Literal, NamedTuple
 
 from agentloop_tools.web._domains._url import AUTHORITY_END, DEFANGED_DOT
@@ -189,12 +190,14 @@ def read_token(token: str, *, mentions: bool) -> list[Found]:
     found: list[Found] = []
     _read_token(token, mentions, found)
     if len(found) > 1:
-        found.sort(key=_order)
+        # By start, a link before a mention at the same start: _read_token adds every
+        # link before any mention, and the sort is stable. A key in C: 33,000 mentions
+        # in one token cost a Python call each otherwise.
+        found.sort(key=_START)
     return found
 
 
-def _order(item: Found) -> tuple[int, bool]:
-    return item.start, item.kind != "url"
+_START = itemgetter(0)
 
 
 def _read_token(token: str, mentions: bool, found: list[Found]) -> None:
