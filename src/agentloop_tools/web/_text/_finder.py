@@ -116,7 +116,6 @@ _LINK_END_READS = re.compile(r"[\[\]()\x80-\U0010ffff]")
 _TRAILING_ASCII = ".,:;!?'*_~"
 # A Found built without the named tuple's Python-level __new__: one per mention.
 _new_found = tuple.__new__
-_UNREAD: tuple[str, ...] = ("",)  # a sentinel: no reading list is ever this one
 # Characters IDNA deletes, and dots it maps to ".", for judging a mention's shape.
 _TO_PLAIN: dict[int, str | None] = {
     **dict.fromkeys(
@@ -323,9 +322,7 @@ def _read_mentions(token: str, position: int, finish: int, found: list[Found]) -
     length = len(token)
     stop = -1  # where the token ends after the last mention's host
     special = -1  # the next character at or after a mention that link_end must read
-    # A token of many mentions names few hosts: each is judged once.
-    extras: dict[str, tuple[str, ...] | None] = {}
-    plain: dict[str, tuple[str]] = {}
+    seen: dict[str, tuple[int, tuple[str, ...] | None]] = {}
     add = found.append
     for mention in _MENTION.finditer(token, position):
         if position > last:
@@ -358,20 +355,21 @@ def _read_mentions(token: str, position: int, finish: int, found: list[Found]) -
                     end -= 1
             if end < host_end:
                 host_end = end
-        host = token[start:host_end]
-        extra = extras.get(host, _UNREAD)
-        if extra is _UNREAD:
-            extra = extras[host] = _mention_extra(host)
-        if extra is None:
-            continue
         written = token[start:end]
-        if extra:
-            readings = (written, *extra)
-        else:
-            # Paths repeat ("b.com/b.com/..."): one reading, and one string, for each.
-            readings = plain.get(written) or plain.setdefault(written, (written,))
-            written = readings[0]
-        add(_new_found(Found, (start, end, written, "mention", readings)))
+        # Paths repeat ("b.com/b.com/..."): each reading is made, and judged, once.
+        known = seen.get(written)
+        if known is None or known[0] != host_end - start:
+            known = seen[written] = _mention_readings(written, host_end - start)
+        if known[1] is not None:
+            add(_new_found(Found, (start, end, known[1][0], "mention", known[1])))
+
+
+def _mention_readings(written: str, host_length: int) -> tuple[int, tuple[str, ...] | None]:
+    """``(host_length, the readings)`` of a mention, None when its host is no host name."""
+    host = written[:host_length]
+    if not _is_host_like(host):
+        return host_length, None
+    return host_length, (written,) if host.isascii() else (written, *_cjk_free(host))
 
 
 def _local_part(token: str, start: int, end: int) -> bool:
@@ -381,13 +379,6 @@ def _local_part(token: str, start: int, end: int) -> bool:
         and token[start - 1 : start] in _LOCAL_BEFORE
         and _EMAIL_NAME.fullmatch(token, start, end) is not None
     )
-
-
-def _mention_extra(host: str) -> tuple[str, ...] | None:
-    """The readings of a mention besides the written one, or None when it names no host."""
-    if not _is_host_like(host):
-        return None
-    return () if host.isascii() else tuple(_cjk_free(host))
 
 
 def _link_starts(token: str) -> list[tuple[int, int]]:
