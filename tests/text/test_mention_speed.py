@@ -1,12 +1,14 @@
 """The mention reader's speed-up (issue 30) never changes what it finds.
 
 ``_read_mentions`` once searched twice per mention, called ``link_end`` on each
-mention's path and judged each host's shape anew; a token of many mentions
-("https://a.example/b.com/b.com/...") cost microseconds each. The reading it replaces is
-kept here as the oracle, and the finder's answers, the audit's violations (every field,
-in order) and the rendered search results are compared with it: on generated tokens
-dense in mentions, paths, dots and punctuation, on the hostile shapes and answer-like
-text, and on the real cassettes when present.
+mention's path and judged each host's shape anew, and ``link_end`` walked every bracket
+of a path in Python; a token of many mentions ("https://a.example/b.com/b.com/...",
+"b[.]com/b[.]com/...") cost microseconds each. The readings they replace are kept as
+the oracles (``link_end``'s in tests/text/test_finder_speed.py), and the finder's
+answers, the audit's violations (every field, in order) and the rendered search results
+are compared with them: on generated tokens dense in mentions, paths, dots, brackets
+and punctuation, on the hostile shapes and answer-like text, and on the real cassettes
+when present.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from agentloop_tools.web import DomainPolicy
 from agentloop_tools.web._text import _finder
 from agentloop_tools.web._text._extent import link_end
 from agentloop_tools.web._text._finder import read_token, tokens
-from tests.text.test_finder_speed import CORPUS, REAL, audit, rendered
+from tests.text.test_finder_speed import CORPUS, REAL, audit, old_link_end, rendered
 
 pytestmark = pytest.mark.core
 
@@ -49,7 +51,7 @@ def old_read_mentions(token: str, position: int, finish: int, found: list[_finde
         ):
             continue
         if has_path or not token[end - 1].isalnum():
-            end = link_end(token, start, end)
+            end = old_link_end(token, start, end)
             host_end = min(host_end, end)
         host = token[start:host_end]
         if not _finder._is_host_like(host):
@@ -65,7 +67,8 @@ PIECES = st.sampled_from(
         "b.com", "b.com/", "a", "x-y", "_", "1", "42", "0x1f", "3.14", ".", "..", "/", "\\",
         "//", "。", "．", "｡", "[.]", "(.)", "{.}", "[dot]", "(DOT)", "@", "%", "%2", "%2F",
         "%2f", "(", ")", "[", "]", "](", ",", ";", ":", "!", "?", "'", "*", "~", "-", "=",
-        "#", "&", "東京", "参见：", "（", "）", "é", "e\u0301", "\u200b", "\ufe0f", "ⓔⓥ", "İ",
+        "#", "&", "[[", "]]", "[[x]]", "[[[a]]]", "[a[b]c]", "東京", "参见：", "（", "）", "é",
+        "e\u0301", "\u200b", "\ufe0f", "ⓔⓥ", "İ",
         "xn--e-ufa", "https://", "http://", "www.", "a.example", "evil.com", " ", "\n", "<",
         '"', "`", "x" * 40, "b.com/" * 5, "." * 9, "/" * 3,
     ]
@@ -87,7 +90,12 @@ def mentions(reader: object, token: str, position: int, finish: int) -> list[_fi
 
 
 def check_stretches(token: str) -> None:
-    ends = sorted({0, 1, len(token) // 3, len(token) // 2, len(token) - 1, len(token)})
+    length = len(token)
+    ends = sorted({0, 1, length // 3, length // 2, length - 1, length} & {*range(length + 1)})
+    for start in range(min(len(token), 300) + 1):
+        for limit in (None, *ends):
+            if limit is None or limit >= start:
+                assert link_end(token, start, limit) == old_link_end(token, start, limit)
     for position in ends:
         for finish in ends:
             if finish - position > 2:
