@@ -17,8 +17,9 @@ _CJK_STOP = re.compile(
     r"[\u3001\u3003-\u3011\u3014-\u301f\uff01-\uff0d\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff60\uff62-\uff65]"
 )
 _BRACKET = re.compile(r"[\[\]]")
-# Text whose brackets are balanced, nested at most twice. Possessive: one way to match.
-_BALANCED = re.compile(r"(?:[^\[\]]|\[(?:[^\[\]]|\[[^\[\]]*+\])*+\])*+")
+# Text whose brackets are balanced, nested at most twice: runs without brackets, and
+# groups. Possessive: each character allows one way on, and a run is taken at once.
+_BALANCED = re.compile(r"[^\[\]]*+(?:\[[^\[\]]*+(?:\[[^\[\]]*+\][^\[\]]*+)*+\][^\[\]]*+)*+")
 _PAREN = re.compile(r"[()]")
 _RFC_AUTHORITY_END = re.compile(r"[/?#]")
 _PATH_START = re.compile(r"(?:^|[^/\\:])[/\\](?=[^/\\]|$)")
