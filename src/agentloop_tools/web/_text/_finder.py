@@ -116,6 +116,8 @@ _LINK_END_READS = re.compile(r"[\[\]()\x80-\U0010ffff]")
 _TRAILING_ASCII = ".,:;!?'*_~"
 # A Found built without the named tuple's Python-level __new__: one per mention.
 _new_found = tuple.__new__
+# A mention's (host length, readings) before it is read: no host is -1 characters long.
+_NO_READING: tuple[int, tuple[str, ...] | None] = (-1, None)
 # Characters IDNA deletes, and dots it maps to ".", for judging a mention's shape.
 _TO_PLAIN: dict[int, str | None] = {
     **dict.fromkeys(
@@ -323,6 +325,7 @@ def _read_mentions(token: str, position: int, finish: int, found: list[Found]) -
     stop = -1  # where the token ends after the last mention's host
     special = -1  # the next character at or after a mention that link_end must read
     seen: dict[str, tuple[int, tuple[str, ...] | None]] = {}
+    written, known = "", _NO_READING  # the last mention's text and readings
     add = found.append
     for mention in _MENTION.finditer(token, position):
         if position > last:
@@ -355,11 +358,17 @@ def _read_mentions(token: str, position: int, finish: int, found: list[Found]) -
                     end -= 1
             if end < host_end:
                 host_end = end
-        written = token[start:end]
-        # Paths repeat ("b.com/b.com/..."): each reading is made, and judged, once.
-        known = seen.get(written)
-        if known is None or known[0] != host_end - start:
-            known = seen[written] = _mention_readings(written, host_end - start)
+        # Paths repeat ("b.com/b.com/..."): each reading is made, and judged, once. The
+        # last one is compared in place, without copying the path.
+        if not (
+            end - start == len(written)
+            and host_end - start == known[0]
+            and token.startswith(written, start)
+        ):
+            written = token[start:end]
+            known = seen.get(written, _NO_READING)
+            if known[0] != host_end - start:
+                known = seen[written] = _mention_readings(written, host_end - start)
         if known[1] is not None:
             add(_new_found(Found, (start, end, known[1][0], "mention", known[1])))
 
