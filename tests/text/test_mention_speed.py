@@ -171,6 +171,29 @@ def test_on_the_corpus_mentions_and_violations_are_unchanged(
     check_audits([text], monkeypatch)
 
 
+# Tokens of many mentions, each shape a few thousand times.
+MANY = [
+    "https://a.example/" + "b.com/" * 3000,
+    "b[.]com/" * 3000,
+    "https://a.example/" + "b(dot)com\\" * 2000,
+    "東京b.com/" * 2000,
+    "https://a.example/" + "b.com/...." * 2000,
+    "b.com@" * 3000,
+    "https://a.example/?q=" + "%2Fb.com" * 3000,
+    "[b.com](b.com/" * 1500,
+    "https://a.example/" + "[[b.com]]/" * 2000 + "[" * 600,
+    "https://a.example/" + "b.com/" * 200 + "x" * 600 + "b.com/" * 200,
+]
+
+
+@pytest.mark.parametrize("text", MANY, ids=range(len(MANY)))
+def test_many_mentions_in_one_token_are_read_as_before(
+    text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    check_tokens(text, monkeypatch)
+    check_audits([text], monkeypatch)
+
+
 def test_the_hostile_row_keeps_every_violation(monkeypatch: pytest.MonkeyPatch) -> None:
     # The benchmark's row: 33,333 mentions, each reported as before.
     text = "https://a.example/" + "b.com/" * 33_333
