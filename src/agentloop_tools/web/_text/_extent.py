@@ -17,6 +17,9 @@ _CJK_STOP = re.compile(
     r"[\u3001\u3003-\u3011\u3014-\u301f\uff01-\uff0d\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff60\uff62-\uff65]"
 )
 _BRACKET = re.compile(r"[\[\]]")
+# Text whose brackets are balanced, nested at most twice: runs without brackets, and
+# groups. Possessive: each character allows one way on, and a run is taken at once.
+_BALANCED = re.compile(r"[^\[\]]*+(?:\[[^\[\]]*+(?:\[[^\[\]]*+\][^\[\]]*+)*+\][^\[\]]*+)*+")
 _PAREN = re.compile(r"[()]")
 _RFC_AUTHORITY_END = re.compile(r"[/?#]")
 _PATH_START = re.compile(r"(?:^|[^/\\:])[/\\](?=[^/\\]|$)")
@@ -88,18 +91,28 @@ def link_end(token: str, start: int, limit: int | None = None) -> int:
             end = closing
     # Markdown link text ends at "](": "[https://a.example](https://b.example)".
     if token.find("]", start, end) != -1:
-        depth = 0
-        for bracket in _BRACKET.finditer(token, start, end):
-            if bracket.group() == "[":
-                depth += 1
-            elif depth == 0:
-                end = bracket.start()
-                break
-            else:
-                depth -= 1
+        # Balanced brackets are skipped in C ("b[.]com/" repeated); the walk goes on
+        # from the first "]" or from a bracket nested deeper or left open.
+        skipped = _BALANCED.match(token, start, end)
+        position = skipped.end() if skipped is not None else start
+        if position < end:
+            end = position if token[position] == "]" else _first_unmatched(token, position, end)
     if not token.isascii() and not token[start:end].isascii():  # linear in the token
         end = _cjk_end(token, start, end)
     return _trim(token, start, end)
+
+
+def _first_unmatched(token: str, start: int, end: int) -> int:
+    """Where the first "]" that closes no "[" opened after ``start`` is, else ``end``."""
+    depth = 0
+    for bracket in _BRACKET.finditer(token, start, end):
+        if bracket.group() == "[":
+            depth += 1
+        elif depth == 0:
+            return bracket.start()
+        else:
+            depth -= 1
+    return end
 
 
 def _cjk_end(token: str, start: int, end: int) -> int:

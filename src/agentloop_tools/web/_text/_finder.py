@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterator
+from operator import itemgetter
 from typing import Literal, NamedTuple
 
 from agentloop_tools.web._domains._url import AUTHORITY_END, DEFANGED_DOT
@@ -107,6 +108,16 @@ _MENTION = re.compile(
 _PATH_CAP = 512
 _TOKEN_END = re.compile(r"[\s<>\"`]")
 _DOT_THEN_LABEL = re.compile(rf"[.\uff0e\u3002\uff61\])}}]{_LABEL_CHARS}")
+# The last of them before a stretch's end: a greedy run backs off from the end.
+_LAST_DOT_THEN_LABEL = re.compile("(?s:.*)" + _DOT_THEN_LABEL.pattern)
+# What link_end reads beyond trailing punctuation: brackets, parentheses, and characters
+# other than ASCII (CJK stops, full stops). Where a mention holds none, it only trims.
+_LINK_END_READS = re.compile(r"[\[\]()\x80-\U0010ffff]")
+_TRAILING_ASCII = ".,:;!?'*_~"
+# A Found built without the named tuple's Python-level __new__: one per mention.
+_new_found = tuple.__new__
+# A mention's (host length, readings) before it is read: no host is -1 characters long.
+_NO_READING: tuple[int, tuple[str, ...] | None] = (-1, None)
 # Characters IDNA deletes, and dots it maps to ".", for judging a mention's shape.
 _TO_PLAIN: dict[int, str | None] = {
     **dict.fromkeys(
@@ -180,12 +191,14 @@ def read_token(token: str, *, mentions: bool) -> list[Found]:
     found: list[Found] = []
     _read_token(token, mentions, found)
     if len(found) > 1:
-        found.sort(key=_order)
+        # By start, a link before a mention at the same start: _read_token adds every
+        # link before any mention, and the sort is stable. A key in C: 33,000 mentions
+        # in one token cost a Python call each otherwise.
+        found.sort(key=_START)
     return found
 
 
-def _order(item: Found) -> tuple[int, bool]:
-    return item.start, item.kind != "url"
+_START = itemgetter(0)
 
 
 def _read_token(token: str, mentions: bool, found: list[Found]) -> None:
@@ -302,38 +315,79 @@ def _read_mentions_between(
 
 
 def _read_mentions(token: str, position: int, finish: int, found: list[Found]) -> None:
+    # A mention is looked for while a dot followed by a label lies ahead in the stretch:
+    # the last such dot, found once, says until when.
+    last_dot = _LAST_DOT_THEN_LABEL.match(token, position, finish)
+    if last_dot is None:
+        return
+    last = last_dot.end() - 2
+    length = len(token)
     stop = -1  # where the token ends after the last mention's host
-    while _DOT_THEN_LABEL.search(token, position, finish) is not None:
-        mention = _MENTION.search(token, position)
-        if mention is None or mention.start() >= finish:
+    special = -1  # the next character at or after a mention that link_end must read
+    seen: dict[str, tuple[int, tuple[str, ...] | None]] = {}
+    written, known = "", _NO_READING  # the last mention's text and readings
+    add = found.append
+    for mention in _MENTION.finditer(token, position):
+        if position > last:
             return
         start, host_end = mention.span()
-        end = host_end
-        has_path = token[host_end : host_end + 1] in ("/", "\\")
+        if start >= finish:
+            return
+        # Hosts named later in this one's path are mentions of their own.
+        position = end = host_end
+        has_path = host_end < length and token[host_end] in "/\\"
         if has_path:
             if stop <= host_end:
                 token_end = _TOKEN_END.search(token, host_end + 1)
-                stop = token_end.start() if token_end is not None else len(token)
-            end = min(stop, host_end + 1 + _PATH_CAP)
-        # Hosts named later in this one's path are mentions of their own.
-        position = host_end
-        if (
-            end < len(token)
-            and token[end] == "@"
-            and token[end + 1 : end + 2].isalnum()
-            and token[start - 1 : start] in _LOCAL_BEFORE
-            and _EMAIL_NAME.fullmatch(token, start, end)
-        ):
+                stop = token_end.start() if token_end is not None else length
+            end = host_end + 1 + _PATH_CAP
+            if stop < end:
+                end = stop
+        if end < length and token[end] == "@" and _local_part(token, start, end):
             continue  # an e-mail local part names no host
         if has_path or not token[end - 1].isalnum():
-            end = link_end(token, start, end)
-            host_end = min(host_end, end)
-        host = token[start:host_end]
-        if not _is_host_like(host):
-            continue
-        written = token[start:end]
-        readings = (written,) if host.isascii() else (written, *_cjk_free(host))
-        found.append(Found(start, end, written, "mention", readings))
+            if special < start:
+                next_special = _LINK_END_READS.search(token, start)
+                special = next_special.start() if next_special is not None else length
+            if special < end:
+                end = link_end(token, start, end)
+            else:
+                # No bracket, parenthesis or other than ASCII: link_end only trims (here,
+                # not on a copy of the path: a mention's path is up to 512 characters).
+                while end > start and token[end - 1] in _TRAILING_ASCII:
+                    end -= 1
+            if end < host_end:
+                host_end = end
+        # Paths repeat ("b.com/b.com/..."): each reading is made, and judged, once. The
+        # last one is compared in place, without copying the path.
+        if not (
+            end - start == len(written)
+            and host_end - start == known[0]
+            and token.startswith(written, start)
+        ):
+            written = token[start:end]
+            known = seen.get(written, _NO_READING)
+            if known[0] != host_end - start:
+                known = seen[written] = _mention_readings(written, host_end - start)
+        if known[1] is not None:
+            add(_new_found(Found, (start, end, known[1][0], "mention", known[1])))
+
+
+def _mention_readings(written: str, host_length: int) -> tuple[int, tuple[str, ...] | None]:
+    """``(host_length, the readings)`` of a mention, None when its host is no host name."""
+    host = written[:host_length]
+    if not _is_host_like(host):
+        return host_length, None
+    return host_length, (written,) if host.isascii() else (written, *_cjk_free(host))
+
+
+def _local_part(token: str, start: int, end: int) -> bool:
+    """Whether the mention before "@" at ``end`` is an e-mail address's local part."""
+    return (
+        token[end + 1 : end + 2].isalnum()
+        and token[start - 1 : start] in _LOCAL_BEFORE
+        and _EMAIL_NAME.fullmatch(token, start, end) is not None
+    )
 
 
 def _link_starts(token: str) -> list[tuple[int, int]]:
