@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import Literal, NamedTuple
 
 from agentloop_tools.web._domains._url import AUTHORITY_END, DEFANGED_DOT
-from agentloop_tools.web._text._extent import link_end, plain_link
+from agentloop_tools.web._text._extent import link_end, plain_url
 
 # Characters that end a token everywhere: whitespace, and what HTML and markdown
 # never let into a link (angle brackets, double quotes, backticks).
@@ -191,10 +191,14 @@ def _order(item: Found) -> tuple[int, bool]:
 def _read_token(token: str, mentions: bool, found: list[Found]) -> None:
     # A link's own host is checked as the link; mentions are looked for after it.
     authorities: list[tuple[int, int]] = []
-    plain = plain_link(token)
+    plain = plain_url(token)
     if plain is not None:
-        _add_link(token, *plain, authorities, found)
+        # _add_link's reading, known from the shape: the host is ASCII letters, digits,
+        # dots and hyphens (no rendered cut) and ends where plain_url says.
+        written = token[plain[0] : plain[1]]
+        found.append(Found(plain[0], plain[1], written, "url", (written,)))
         if mentions:
+            authorities.append((plain[0], plain[3]))
             _read_mentions_between(token, authorities, found)
         return
     start = _single_url_start(token)
