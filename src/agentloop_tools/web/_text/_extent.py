@@ -61,8 +61,17 @@ def plain_link(token: str) -> tuple[int, int, int] | None:
 def plain_url(token: str) -> tuple[int, int, int, int] | None:
     """:func:`plain_link`'s answer and where the link's host ends (at "/", "?", "#" or
     the link's end): ``(start, end, host start, host end)``."""
-    match = _PLAIN_BARE.fullmatch(token)
-    if match is not None:
+    # Each shape opens with its own characters: try only the one that can match.
+    first = token[:1]
+    if first == "(" or first == "[":
+        match = _PLAIN_AFTER_OPENING.fullmatch(token)
+    elif first.isascii():
+        match = _PLAIN_BARE.fullmatch(token)
+    else:
+        match = _PLAIN_AFTER_CJK.fullmatch(token)
+    if match is None:
+        return None
+    if match.re is _PLAIN_BARE:
         # A "www." host starts at its "www."; later link starts ("=//", "=www.") lie
         # inside this link, which the general reading skips over.
         host = match.start("host")
@@ -72,17 +81,15 @@ def plain_url(token: str) -> tuple[int, int, int, int] | None:
             host_end = match.end("host")
         end = _trim(token, 0, len(token))
         return 0, end, host, min(host_end, end)
-    match = _PLAIN_AFTER_OPENING.fullmatch(token) or _PLAIN_AFTER_CJK.fullmatch(token)
-    if match is None:
-        return None
     host, host_end = match.span("host")
     colon = host - 3  # "://" before the host
     start = colon - 5 if token[colon - 1] in "sS" else colon - 4
     if "www." in token[:start].lower():
         return None  # "www." before the link may start one
-    close = token.find(")", host) if token[start - 1] == "(" else -1
-    full_stop = CJK_FULL_STOP.search(token, host)
-    end = close if close != -1 else full_stop.start() if full_stop is not None else len(token)
+    end = token.find(")", host) if token[start - 1] == "(" else -1
+    if end == -1:
+        full_stop = CJK_FULL_STOP.search(token, host)
+        end = full_stop.start() if full_stop is not None else len(token)
     end = _trim(token, start, end)
     return start, end, host, min(host_end, end)
 
@@ -158,12 +165,17 @@ def _cjk_end(token: str, start: int, end: int) -> int:
 
 def _trim(token: str, start: int, end: int) -> int:
     """``end`` moved back over trailing punctuation and ")" that closes nothing."""
-    opened, closed = token.count("(", start, end), token.count(")", start, end)
+    opened = closed = -1  # counted at the first ")": most links end without one
     while end > start:
         last = token[end - 1]
         if last in _TRAILING:
             end -= 1
-        elif last == ")" and opened < closed:
+        elif last == ")":
+            if opened == -1:
+                # What was trimmed so far holds no parenthesis: the counts are the span's.
+                opened, closed = token.count("(", start, end), token.count(")", start, end)
+            if opened >= closed:
+                break
             closed -= 1
             end -= 1
         else:
