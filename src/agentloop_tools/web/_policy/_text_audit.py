@@ -204,7 +204,7 @@ class TextAudit:
             # A blocklist of domain names rules most tokens out without reading them.
             to_read = self._rule_finder().tokens_to_read(text)
         elif not mentions:
-            to_read = list(link_tokens(text))
+            to_read = link_tokens(text)
         else:
             to_read = list(tokens(text))
         # Links only, host rules only: a plain link's host decides, read at once.

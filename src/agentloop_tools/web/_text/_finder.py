@@ -155,17 +155,21 @@ def tokens(text: str) -> Iterator[tuple[int, str]]:
         yield start, text[start : match.end()]
 
 
-def link_tokens(text: str) -> Iterator[tuple[int, str]]:
+def link_tokens(text: str) -> list[tuple[int, str]]:
     """The tokens of :func:`tokens` that can hold a link: where a colon, a slash, a
     backslash or ``www.`` is followed by more of the token. Host-like words without one
     ("config.py", "evil.com") are no links, and an allowlist does not read them."""
+    # A list, not a generator: the audit reads them all, and resuming costs per token.
     reversed_text = text[::-1]
     length = len(text)
     run_back = TOKEN_RUN.match
+    found = []
     for match in _LINK_ANCHOR.finditer(text):
-        back = run_back(reversed_text, length - match.start())
-        start = length - back.end() if back is not None else match.start()
-        yield start, text[start : match.end()]
+        begin, end = match.span()
+        back = run_back(reversed_text, length - begin)
+        start = length - back.end() if back is not None else begin
+        found.append((start, text[start:end]))
+    return found
 
 
 def _anchors_for(text: str) -> re.Pattern[str]:
