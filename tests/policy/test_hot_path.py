@@ -190,6 +190,9 @@ def slow_path() -> Iterator[None]:
     with pytest.MonkeyPatch.context() as patched:
         patched.setattr(_text_audit, "AuditMemo", _NoMemo)
         patched.setattr(_text_audit, "plain_host", lambda url: None)  # every URL judged in full
+        patched.setattr(
+            _text_audit, "plain_host_link", lambda token: None
+        )  # no plain-link shortcut
         patched.setattr(_text_audit, "text_violation", _public_text_violation)
         patched.setattr(_text_audit, "moved", _public_moved)
         yield

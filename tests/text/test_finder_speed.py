@@ -224,7 +224,7 @@ def check_anchors(text: str) -> None:
 
 def full_reading(token: str, *, mentions: bool, monkeypatch: pytest.MonkeyPatch) -> list[object]:
     with monkeypatch.context() as patched:
-        patched.setattr(_finder, "plain_link", lambda token: None)
+        patched.setattr(_finder, "plain_url", lambda token: None)
         patched.setattr(_finder, "_read_mentions", old_read_mentions)
         return list(read_token(token, mentions=mentions))
 
@@ -263,7 +263,7 @@ def rendered(policy: DomainPolicy, text: str) -> str:
 
 def slow_readings(monkeypatch: pytest.MonkeyPatch) -> None:
     """The finder as it read before issue 30: the old anchors, no plain shapes."""
-    monkeypatch.setattr(_finder, "plain_link", lambda token: None)
+    monkeypatch.setattr(_finder, "plain_url", lambda token: None)
     monkeypatch.setattr(_finder, "_read_mentions", old_read_mentions)
     monkeypatch.setattr(_finder, "_LINK_ANCHOR", OLD_LINK_ANCHOR)
     monkeypatch.setattr(_finder, "ANCHOR_ANY", OLD_ANCHOR_ANY)

@@ -22,6 +22,7 @@ from agentloop_tools.web._policy._seams import WINDOW, seam_windows
 from agentloop_tools.web._policy._violation import Mode, Violation, moved, text_violation
 from agentloop_tools.web._text._commands import command_targets
 from agentloop_tools.web._text._docformats import asciidoc_reading, rst_targets, split_attributes
+from agentloop_tools.web._text._extent import plain_host_link
 from agentloop_tools.web._text._finder import Found, link_tokens, read_token, tokens
 from agentloop_tools.web._text._linkable import has_deleted, linked_reading
 from agentloop_tools.web._text._literals import Replacement, literal_readings, rtf_reading
@@ -215,15 +216,18 @@ class TextAudit:
             # A blocklist of domain names rules most tokens out without reading them.
             to_read = self._rule_finder().tokens_to_read(text)
         elif not mentions:
-            to_read = list(link_tokens(text))
+            to_read = link_tokens(text)
         else:
             to_read = list(tokens(text))
+        # Links only, host rules only: a plain link's host decides, read at once.
+        plain = not mentions and not self._index.has_path_rules
         for offset, token in to_read:
             flagged = judged.get(token)
             if flagged is None:
-                flagged = judged[token] = self._refused(
-                    token, read_token(token, mentions=mentions), memo
-                )
+                flagged = self._plain_refused(token, memo.hosts) if plain else None
+                if flagged is None:
+                    flagged = self._refused(token, read_token(token, mentions=mentions), memo)
+                judged[token] = flagged
             for start, end, written, rule, bare in flagged:
                 start += offset
                 end += offset
@@ -322,11 +326,19 @@ class TextAudit:
         kept.sort(key=lambda violation: violation.span or (0, 0))
         return kept
 
-    def _ruling(self, found: Found, hosts: dict[str, Any]) -> Ruling:
-        """The violation's rule (None: not allowlisted), or False when permitted.
+    def _plain_refused(self, token: str, hosts: dict[str, Any]) -> list[Flagged] | None:
+        """What _refused flags in a token of one plain link, read by its host alone."""
+        plain = plain_host_link(token)
+        if plain is None:
+            return None
+        start, end, written, host = plain
+        ruling = self._host_ruling(host, hosts)
+        if ruling is _FULL:
+            return None
+        return [] if ruling is False else [(start, end, written, ruling, False)]
 
-        ``hosts``: the rulings of plain URLs' hosts this audit made already.
-        """
+    def _ruling(self, found: Found, hosts: dict[str, Any]) -> Ruling:
+        """The violation's rule (None: not allowlisted), or False when permitted."""
         if (
             len(found.readings) == 1
             and not self._index.has_path_rules
@@ -335,9 +347,7 @@ class TextAudit:
             # Host rules only: a plain URL's host decides, whatever follows it.
             written = plain_host(found.readings[0])
             if written is not None:
-                ruling = hosts.get(written, _UNSEEN)
-                if ruling is _UNSEEN:
-                    ruling = hosts[written] = self._host_ruling(written)
+                ruling = self._host_ruling(written, hosts)
                 if ruling is not _FULL:
                     return ruling  # type: ignore[no-any-return]
         if self._allow:
@@ -361,14 +371,16 @@ class TextAudit:
                 return rule
         return False
 
-    def _host_ruling(self, written: str) -> Any:
+    def _host_ruling(self, written: str, hosts: dict[str, Any]) -> Any:
         """The ruling of a plain URL by its host as written, or _FULL when the URL must
-        be read in full (its look-alikes)."""
-        host = host_of_plain(written)
-        if host is None:
-            return _FULL
-        rule = self._index.domain_rule(host)
-        return False if is_permitted(rule, self._allow) else rule
+        be read in full (its look-alikes). ``hosts``: the rulings this audit made."""
+        ruling = hosts.get(written, _UNSEEN)
+        if ruling is _UNSEEN:
+            host = host_of_plain(written)
+            rule = None if host is None else self._index.domain_rule(host)
+            ruling = _FULL if host is None else False if is_permitted(rule, self._allow) else rule
+            hosts[written] = ruling
+        return ruling
 
 
 # What comes just before a URL that only a browser or a markdown renderer reads: an

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from agentloop_tools.web._domains._url import nested_urls
+
 # CJK and full-width punctuation ends a link: Chinese and Japanese text puts no
 # space between a URL and the next word. Full stops stay: inside a host they
 # are label separators to IDNA.
@@ -40,7 +42,7 @@ _TAIL = r"[).,;!?'*_~]*"
 _HTTP = r"[Hh][Tt][Tt][Pp][Ss]?://"
 # Parentheses in the path only where none opens before the link (link_end's counts).
 _PLAIN_BARE = re.compile(
-    rf"(?:{_HTTP}(?P<host>{_HOST})|[Ww]{{3}}\.{_HOST})(?:[/?#][{_PATH_CHARS}()]*+)?{_TAIL}"
+    rf"(?:{_HTTP}(?P<host>{_HOST})|(?P<www>[Ww]{{3}}\.{_HOST}))(?:[/?#][{_PATH_CHARS}()]*+)?{_TAIL}"
 )
 _PLAIN_AFTER_OPENING = re.compile(
     rf"(?:\(|\[[A-Za-z0-9._-]*\]\(){_HTTP}(?P<host>{_HOST})(?:[/?#][{_PATH_CHARS}]*+)?{_TAIL}"
@@ -55,24 +57,62 @@ def plain_link(token: str) -> tuple[int, int, int] | None:
 
     None when the token needs the general reading (which then gives the answer).
     """
-    match = _PLAIN_BARE.fullmatch(token)
-    if match is not None:
-        # A "www." host starts at its "www."; later link starts ("=//", "=www.") lie
-        # inside this link, which the general reading skips over.
-        host = max(match.start("host"), 0)
-        return 0, _trim(token, 0, len(token)), host
-    match = _PLAIN_AFTER_OPENING.fullmatch(token) or _PLAIN_AFTER_CJK.fullmatch(token)
+    plain = plain_url(token)
+    return None if plain is None else plain[:3]
+
+
+def plain_url(token: str) -> tuple[int, int, int, int] | None:
+    """:func:`plain_link`'s answer and where the link's host ends (at "/", "?", "#" or
+    the link's end): ``(start, end, host start, host end)``."""
+    # Each shape opens with its own characters: try only the one that can match.
+    first = token[:1]
+    if first == "(" or first == "[":
+        match = _PLAIN_AFTER_OPENING.fullmatch(token)
+    elif first.isascii():
+        match = _PLAIN_BARE.fullmatch(token)
+    else:
+        match = _PLAIN_AFTER_CJK.fullmatch(token)
     if match is None:
         return None
-    host = match.start("host")
+    if match.re is _PLAIN_BARE:
+        # A "www." host starts at its "www."; later link starts ("=//", "=www.") lie
+        # inside this link, which the general reading skips over.
+        host = match.start("host")
+        if host == -1:
+            host, host_end = 0, match.end("www")
+        else:
+            host_end = match.end("host")
+        end = _trim(token, 0, len(token))
+        return 0, end, host, min(host_end, end)
+    host, host_end = match.span("host")
     colon = host - 3  # "://" before the host
     start = colon - 5 if token[colon - 1] in "sS" else colon - 4
     if "www." in token[:start].lower():
         return None  # "www." before the link may start one
-    close = token.find(")", host) if token[start - 1] == "(" else -1
-    full_stop = CJK_FULL_STOP.search(token, host)
-    end = close if close != -1 else full_stop.start() if full_stop is not None else len(token)
-    return start, _trim(token, start, end), host
+    end = token.find(")", host) if token[start - 1] == "(" else -1
+    if end == -1:
+        full_stop = CJK_FULL_STOP.search(token, host)
+        end = full_stop.start() if full_stop is not None else len(token)
+    end = _trim(token, start, end)
+    return start, end, host, min(host_end, end)
+
+
+def plain_host_link(token: str) -> tuple[int, int, str, str] | None:
+    """``(start, end, link, host)`` as written, when the token's one link is plain and
+    its host alone decides under host rules: the host :func:`plain_host` reads (labels,
+    the last one starting with a letter), and no URL carried in the link."""
+    plain = plain_url(token)
+    if plain is None:
+        return None
+    start, end, host_start, host_end = plain
+    host = token[host_start:host_end]  # ASCII letters, digits, dots and hyphens
+    dot = host.rfind(".")
+    if dot < 1 or dot + 1 == len(host) or not host[dot + 1].isalpha() or ".." in host:
+        return None
+    link = token[start:end]
+    if ("%" in link or "=/" in link) and nested_urls(link):  # no ":" or "\\" after the host
+        return None
+    return start, end, link, host
 
 
 def link_end(token: str, start: int, limit: int | None = None) -> int:
@@ -138,12 +178,17 @@ def _cjk_end(token: str, start: int, end: int) -> int:
 
 def _trim(token: str, start: int, end: int) -> int:
     """``end`` moved back over trailing punctuation and ")" that closes nothing."""
-    opened, closed = token.count("(", start, end), token.count(")", start, end)
+    opened = closed = -1  # counted at the first ")": most links end without one
     while end > start:
         last = token[end - 1]
         if last in _TRAILING:
             end -= 1
-        elif last == ")" and opened < closed:
+        elif last == ")":
+            if opened == -1:
+                # What was trimmed so far holds no parenthesis: the counts are the span's.
+                opened, closed = token.count("(", start, end), token.count(")", start, end)
+            if opened >= closed:
+                break
             closed -= 1
             end -= 1
         else:

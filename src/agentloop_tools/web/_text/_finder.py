@@ -14,7 +14,7 @@ from operator import itemgetter
 from typing import Literal, NamedTuple
 
 from agentloop_tools.web._domains._url import AUTHORITY_END, DEFANGED_DOT
-from agentloop_tools.web._text._extent import link_end, plain_link
+from agentloop_tools.web._text._extent import link_end, plain_url
 
 # Characters that end a token everywhere: whitespace, and what HTML and markdown
 # never let into a link (angle brackets, double quotes, backticks).
@@ -166,17 +166,21 @@ def tokens(text: str) -> Iterator[tuple[int, str]]:
         yield start, text[start : match.end()]
 
 
-def link_tokens(text: str) -> Iterator[tuple[int, str]]:
+def link_tokens(text: str) -> list[tuple[int, str]]:
     """The tokens of :func:`tokens` that can hold a link: where a colon, a slash, a
     backslash or ``www.`` is followed by more of the token. Host-like words without one
     ("config.py", "evil.com") are no links, and an allowlist does not read them."""
+    # A list, not a generator: the audit reads them all, and resuming costs per token.
     reversed_text = text[::-1]
     length = len(text)
     run_back = TOKEN_RUN.match
+    found = []
     for match in _LINK_ANCHOR.finditer(text):
-        back = run_back(reversed_text, length - match.start())
-        start = length - back.end() if back is not None else match.start()
-        yield start, text[start : match.end()]
+        begin, end = match.span()
+        back = run_back(reversed_text, length - begin)
+        start = length - back.end() if back is not None else begin
+        found.append((start, text[start:end]))
+    return found
 
 
 def _anchors_for(text: str) -> re.Pattern[str]:
@@ -204,10 +208,14 @@ _START = itemgetter(0)
 def _read_token(token: str, mentions: bool, found: list[Found]) -> None:
     # A link's own host is checked as the link; mentions are looked for after it.
     authorities: list[tuple[int, int]] = []
-    plain = plain_link(token)
+    plain = plain_url(token)
     if plain is not None:
-        _add_link(token, *plain, authorities, found)
+        # _add_link's reading, known from the shape: the host is ASCII letters, digits,
+        # dots and hyphens (no rendered cut) and ends where plain_url says.
+        written = token[plain[0] : plain[1]]
+        found.append(Found(plain[0], plain[1], written, "url", (written,)))
         if mentions:
+            authorities.append((plain[0], plain[3]))
             _read_mentions_between(token, authorities, found)
         return
     start = _single_url_start(token)
