@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentloop_tools._logs._prefilter import line_prefilter
 from agentloop_tools._transcript_log import at_line, file_lines, is_log, read_lines
 
 # A log is cut into pieces of about this size (and read piece by piece).
@@ -61,19 +62,25 @@ def units(files: Iterable[Path]) -> list[Unit]:
     return out
 
 
-def audit_log_piece(unit: Unit, policy: Any) -> Part:
-    """Audit the transcripts on the lines of one piece of a log."""
+def audit_log_piece(unit: Unit, policy: Any, *, prefiltered: bool = True) -> Part:
+    """Audit the transcripts on the lines of one piece of a log (``prefiltered``: a
+    blocklist skips the audit of the lines that cannot name a host it blocks)."""
     from agentloop_tools._report._entries import problem_entry, violation_entry
 
     part = Part(unit.path)
+    prefilter = line_prefilter(policy) if prefiltered else None
+    raw: list[bytes | None] = [None]
     try:
-        for line in read_lines(file_lines(unit.path, unit.start or 0, unit.end)):
+        lines = file_lines(unit.path, unit.start or 0, unit.end)
+        for line in read_lines(_remembered(lines, raw) if prefilter else lines):
             part.lines += 1
             if line.problem is not None:
                 part.problems.append(problem_entry(unit.path, line.problem, line=line.number))
             if line.transcript is None:
                 continue
             part.transcripts += 1
+            if prefilter and prefilter.skips(raw[0], line.transcript):  # type: ignore[arg-type]
+                continue  # read and counted; no rule's host can be in it
             for violation in policy.audit(line.transcript):
                 entry = violation_entry(violation, interaction=None)
                 entry["line"] = line.number  # relative to the piece (problems too): merge adds
@@ -84,6 +91,13 @@ def audit_log_piece(unit: Unit, policy: Any) -> Part:
 
         part.problems.append(problem_entry(unit.path, os_reason(error)))
     return part
+
+
+def _remembered(lines: Iterable[bytes | None], raw: list[bytes | None]) -> Iterator[bytes | None]:
+    """``lines``, each kept in ``raw[0]`` while it is read."""
+    for line in lines:
+        raw[0] = line
+        yield line
 
 
 def merge(units_done: Iterable[tuple[Unit, Part]]) -> dict[str, Part]:
