@@ -65,17 +65,31 @@ def units(files: Iterable[Path]) -> list[Unit]:
 def audit_log_piece(unit: Unit, policy: Any, *, prefiltered: bool = True) -> Part:
     """Audit the transcripts on the lines of one piece of a log (``prefiltered``: a
     blocklist skips the audit of the lines that cannot name a host it blocks)."""
+    return next(audit_log_slices(unit, policy, prefiltered=prefiltered))
+
+
+def audit_log_slices(
+    unit: Unit, policy: Any, *, prefiltered: bool = True, entries: int | None = None
+) -> Iterator[Part]:
+    """The piece's results in slices of its lines, each numbered from the slice's start
+    (as pieces are: ``merged_in_order`` numbers them on), a slice ending once it holds
+    ``entries`` violations and problems: one slice held at a time, whatever the piece's
+    size. ``entries`` None: the whole piece in one."""
     from agentloop_tools._report._entries import problem_entry, violation_entry
 
-    part = Part(unit.path)
+    part, first = Part(unit.path), 0
     prefilter = line_prefilter(policy) if prefiltered else None
     raw: list[bytes | None] = [None]
     try:
         lines = file_lines(unit.path, unit.start or 0, unit.end)
         for line in read_lines(_remembered(lines, raw) if prefilter else lines):
+            if entries is not None and len(part.violations) + len(part.problems) >= entries:
+                yield part
+                part, first = Part(unit.path), line.number
+            number = line.number - first
             part.lines += 1
             if line.problem is not None:
-                part.problems.append(problem_entry(unit.path, line.problem, line=line.number))
+                part.problems.append(problem_entry(unit.path, line.problem, line=number))
             if line.transcript is None:
                 continue
             part.transcripts += 1
@@ -83,14 +97,14 @@ def audit_log_piece(unit: Unit, policy: Any, *, prefiltered: bool = True) -> Par
                 continue  # read and counted; no rule's host can be in it
             for violation in policy.audit(line.transcript):
                 entry = violation_entry(violation, interaction=None)
-                entry["line"] = line.number  # relative to the piece (problems too): merge adds
-                entry["conversation"] = line.number
+                entry["line"] = number  # relative to the slice (problems too): merge adds
+                entry["conversation"] = number
                 part.violations.append(entry)
     except OSError as error:
         from agentloop_tools.cassettes._load import os_reason
 
         part.problems.append(problem_entry(unit.path, os_reason(error)))
-    return part
+    yield part
 
 
 def _remembered(lines: Iterable[bytes | None], raw: list[bytes | None]) -> Iterator[bytes | None]:
