@@ -100,7 +100,7 @@ def _write_through(chunks: _Chunks, write: Callable[[TextIO], None]) -> None:
 class _Chunks(io.StringIO):
     """A text stream that passes on cleaned text a chunk of whole lines at a time."""
 
-    SIZE = 1024 * 1024
+    SIZE = 256 * 1024
 
     def __init__(self, out: TextIO, exact: bool, output: str | None) -> None:
         super().__init__()

@@ -23,7 +23,7 @@ from agentloop_tools._logs._pieces import Part, Unit, audit_log_piece, audit_log
 __all__ = ["audit_unit", "run_units", "unit_slices"]
 
 # The violations and problems one slice of a log's piece holds in this process.
-SLICE_ENTRIES = 4096
+SLICE_ENTRIES = 1024
 
 type AuditFile = Callable[[str, Any], Part]
 

@@ -18,7 +18,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping
 from typing import IO, Any, TextIO
 
 # Entries held in memory before a batch goes to disk.
-BATCH = 4096
+BATCH = 1024
 
 
 class _File:
