@@ -108,7 +108,11 @@ def test_generated_logs_audit_as_without_the_prefilter(
     _same(tmp_path, spelled, rules)
 
 
-def test_a_host_split_across_text_parts_or_escaped_is_still_found(tmp_path: Path) -> None:
+@pytest.mark.parametrize("batch", [1024, 2, 1])
+def test_a_host_split_across_text_parts_or_escaped_is_still_found(
+    tmp_path: Path, batch: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_pieces, "_BATCH_LINES", batch)  # lines searched at once
     lines = [
         '{"messages":[{"role":"assistant","content":[{"type":"text","text":"see evil."},'
         '{"type":"text","text":"com now"}]}]}',
@@ -118,10 +122,12 @@ def test_a_host_split_across_text_parts_or_escaped_is_still_found(tmp_path: Path
         '{"messages":[{"role":"assistant","content":[{"type":"text","text":"https://EVIL.com/"}]}]}',
         '{"messages":[{"role":"assistant","content":[{"type":"text","text":"no host here"}]}]}',
         "not json",
+        "",
+        '{"messages":[{"role":"assistant","content":[{"type":"text","text":"evil.com"}]}]}',
     ]
     part = _same(tmp_path, lines, ["evil.com"])
-    assert {violation["line"] for violation in part.violations} == {0, 1, 4}
-    assert part.transcripts == 6
+    assert {violation["line"] for violation in part.violations} == {0, 1, 4, 8}
+    assert part.transcripts == 7
     assert len(part.problems) == 1
 
 

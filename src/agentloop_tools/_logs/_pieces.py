@@ -10,16 +10,20 @@ pickles, and so does its result: any engine can run them.
 from __future__ import annotations
 
 import os
+from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentloop_tools._logs._prefilter import line_prefilter
+from agentloop_tools._logs._prefilter import LinePrefilter, line_prefilter
 from agentloop_tools._transcript_log import at_line, file_lines, is_log, read_lines
 
 # A log is cut into pieces of about this size (and read piece by piece).
 CHUNK_BYTES = 32 * 1024 * 1024
+# Lines the line prefilter searches at once (blocklists): about this many bytes.
+_BATCH_BYTES = 512 * 1024
+_BATCH_LINES = 1024
 
 
 @dataclass
@@ -79,10 +83,11 @@ def audit_log_slices(
 
     part, first = Part(unit.path), 0
     prefilter = line_prefilter(policy) if prefiltered else None
-    raw: list[bytes | None] = [None]
+    flags: deque[bool] = deque()
     try:
         lines = file_lines(unit.path, unit.start or 0, unit.end)
-        for line in read_lines(_remembered(lines, raw) if prefilter else lines):
+        for line in read_lines(_cleared(lines, prefilter, flags) if prefilter else lines):
+            cleared = flags.popleft() if prefilter else False
             if entries is not None and len(part.violations) + len(part.problems) >= entries:
                 yield part
                 part, first = Part(unit.path), line.number
@@ -93,7 +98,7 @@ def audit_log_slices(
             if line.transcript is None:
                 continue
             part.transcripts += 1
-            if prefilter and prefilter.skips(raw[0], line.transcript):  # type: ignore[arg-type]
+            if cleared and prefilter and prefilter.clear_texts(line.transcript):
                 continue  # read and counted; no rule's host can be in it
             for violation in policy.audit(line.transcript):
                 entry = violation_entry(violation, interaction=None)
@@ -107,11 +112,22 @@ def audit_log_slices(
     yield part
 
 
-def _remembered(lines: Iterable[bytes | None], raw: list[bytes | None]) -> Iterator[bytes | None]:
-    """``lines``, each kept in ``raw[0]`` while it is read."""
+def _cleared(
+    lines: Iterable[bytes | None], prefilter: LinePrefilter, flags: deque[bool]
+) -> Iterator[bytes | None]:
+    """``lines``, a batch at a time, each batch's prefilter verdicts put in ``flags``
+    (one a line, in order) before its lines are read."""
+    batch: list[bytes | None] = []
+    size = 0
     for line in lines:
-        raw[0] = line
-        yield line
+        batch.append(line)
+        size += len(line) if line is not None else 0
+        if size >= _BATCH_BYTES or len(batch) >= _BATCH_LINES:
+            flags.extend(prefilter.clear(batch))
+            yield from batch
+            batch, size = [], 0
+    flags.extend(prefilter.clear(batch))
+    yield from batch
 
 
 def merge(units_done: Iterable[tuple[Unit, Part]]) -> dict[str, Part]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import threading
+from bisect import bisect_left
 from typing import Any
 
 from agentloop_tools.web._text._literal_search import LiteralSearch
@@ -30,6 +31,9 @@ _PIECED = ("&", *(f"{{{first}" for first in "abcdefghijklmnopqrstuvwxyz012345678
 # the first backslash of a pair is followed by one that is not in the class).
 _UNSAFE_ESCAPE = re.compile(rb'\\[^"/fnrt]')
 _WHITESPACE = b" \t\n\r\x0b\x0c"
+_WHITESPACE_NOT_NEWLINE = b" \t\r\x0b\x0c"
+_NEWLINE = re.compile("\n")
+_LOWER = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz")
 # The whitespace escapes, deleted with the whitespace; "\b" is no whitespace (it would
 # be a character the search cannot speak for), so a line with one is audited.
 _ESCAPES = ((b"\\n", b""), (b"\\r", b""), (b"\\t", b""), (b"\\f", b""), (b'\\"', b'"'))
@@ -45,21 +49,49 @@ class LinePrefilter:
 
     def skips(self, raw: bytes, transcript: Any) -> bool:
         """Whether the line ``raw`` (read as ``transcript``) names no host a rule blocks."""
-        if not raw.isascii() or b"\x7f" in raw:
-            return False  # the audit reads other characters in ways a substring cannot see
-        if b"\\" in raw:
-            if _UNSAFE_ESCAPE.search(raw) is not None:
-                return False
-            for escape, meaning in _ESCAPES:
-                raw = raw.replace(escape, meaning)
-            raw = raw.replace(b"\\/", b"/")
-        if self._names(raw):
-            return False
+        return self.clear([raw])[0] and self.clear_texts(transcript)
+
+    def clear(self, lines: list[bytes | None]) -> list[bool]:
+        """For each raw line, whether it cannot name a blocked host (its answers' text
+        parts joined aside: ``clear_texts``). The lines are searched as one text, a
+        line's newline kept as the border no literal crosses: one search, not one a line."""
+        cleared = [False] * len(lines)
+        kept: list[bytes] = []
+        for number, raw in enumerate(lines):
+            if raw is not None and raw.isascii() and b"\x7f" not in raw:
+                unescaped = _unescaped(raw)
+                if unescaped is not None:
+                    cleared[number] = True
+                    kept.append(unescaped if unescaped.endswith(b"\n") else unescaped + b"\n")
+                    continue
+            kept.append(b"\n")  # read in full anyway: an empty line keeps the numbers
+        # Lower-cased and whitespace deleted in one pass; newlines kept as the borders.
+        text = b"".join(kept).translate(_LOWER, _WHITESPACE_NOT_NEWLINE).decode("ascii")
+        starts = self._search.starts(text)
+        if starts:
+            ends = [match.start() for match in _NEWLINE.finditer(text)]
+            for start in starts:
+                cleared[bisect_left(ends, start)] = False
+        return cleared
+
+    def clear_texts(self, transcript: Any) -> bool:
+        """Whether no answer's text parts, joined, name a blocked host across a seam."""
         return not any(self._names("".join(texts).encode()) for texts in _joined(transcript))
 
     def _names(self, data: bytes) -> bool:
         text = data.lower().translate(None, _WHITESPACE).decode("ascii")
         return bool(self._search.starts(text))
+
+
+def _unescaped(raw: bytes) -> bytes | None:
+    """``raw`` with its safe escapes decoded, or None when it holds another."""
+    if b"\\" not in raw:
+        return raw
+    if _UNSAFE_ESCAPE.search(raw) is not None:
+        return None
+    for escape, meaning in _ESCAPES:
+        raw = raw.replace(escape, meaning)
+    return raw.replace(b"\\/", b"/")
 
 
 def _joined(transcript: Any) -> list[list[str]]:
