@@ -1,13 +1,16 @@
-"""``-o FILE``: the output replaces the file only once it is whole."""
+"""``-o FILE``: the output replaces the file once whole; spooled JSON as if written whole."""
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from pathlib import Path
 from typing import TextIO
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from agentloop_tools.cli import _emit
 from tests.cli.helpers import DEMO, run
@@ -68,3 +71,18 @@ def test_a_symbolic_link_is_written_through(tmp_path: Path) -> None:
     _emit.emit(str(link), _new)
     assert link.is_symlink()
     assert target.read_text() == "new\n"
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@given(entry=JSON, indent=st.sampled_from(["", "    ", "      "]))
+@example(entry={"where": "text", "span": [1, 2], "url": "é\n"}, indent="    ")
+def test_a_spooled_entry_is_written_as_json_dumps_writes_it(entry: object, indent: str) -> None:
+    from agentloop_tools.cli._spool import _indented
+
+    assert _indented(entry, indent) == json.dumps(entry, indent=2).replace("\n", "\n" + indent)
