@@ -65,6 +65,10 @@ def run_units(
 def _in_workers(
     work: list[Unit], policy: Any, audit_file: AuditFile, jobs: int, progress: _Progress | None
 ) -> Iterator[tuple[Unit, Part]]:
+    # Workers are forked from this process: what it has imported they share instead of
+    # each importing agentloop and pydantic again (a third of a second of CPU each).
+    import agentloop_tools._report._entries  # noqa: F401
+
     left = iter(work)
     with ProcessPoolExecutor(
         max_workers=jobs, initializer=_start_worker, initargs=(policy, audit_file)
