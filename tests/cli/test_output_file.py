@@ -86,3 +86,11 @@ def test_a_spooled_entry_is_written_as_json_dumps_writes_it(entry: object, inden
     from agentloop_tools.cli._spool import _indented
 
     assert _indented(entry, indent) == json.dumps(entry, indent=2).replace("\n", "\n" + indent)
+
+
+def test_a_file_with_another_hard_link_is_written_in_place(tmp_path: Path) -> None:
+    report, other = tmp_path / "report.txt", tmp_path / "other.txt"
+    report.write_text("old\n")
+    other.hardlink_to(report)
+    _emit.emit(str(report), _new)
+    assert other.read_text() == "new\n"

@@ -54,15 +54,20 @@ def _temporary_beside(target: str) -> str | None:
     """A new file in ``target``'s directory, with the mode ``open(target, "w")`` would
     give: the output replaces ``target`` only once whole, so a failure leaves the old
     file as it was. None where that cannot be (a device or a pipe such as /dev/stdout,
-    a directory that takes no new file): the output is then written in place."""
+    a file with other hard links, a directory that takes no new file): the output is
+    then written in place."""
     import stat
     import tempfile
 
     try:
-        mode = os.stat(target).st_mode
-        if not stat.S_ISREG(mode):
+        found = os.stat(target)
+        # A file this user may not write is refused by open() as before; a file with
+        # other hard links is written in place, so every name keeps showing it.
+        if not stat.S_ISREG(found.st_mode) or found.st_nlink > 1:
             return None
-        permissions = stat.S_IMODE(mode)
+        if not os.access(target, os.W_OK):
+            return None
+        permissions = stat.S_IMODE(found.st_mode)
     except FileNotFoundError:
         umask = os.umask(0)
         os.umask(umask)
