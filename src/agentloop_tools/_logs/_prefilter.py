@@ -55,7 +55,24 @@ class LinePrefilter:
         """For each raw line, whether it cannot name a blocked host (its answers' text
         parts joined aside: ``clear_texts``). The lines are searched as one text, a
         line's newline kept as the border no literal crosses: one search, not one a line."""
-        cleared = [False] * len(lines)
+        data = _whole(lines)
+        if data is not None:  # the usual batch: nothing in it to look at a line at a time
+            cleared = [True] * len(lines)
+        else:
+            cleared = [False] * len(lines)
+            data = b"".join(self._kept(lines, cleared))
+        # Lower-cased and whitespace deleted in one pass; newlines kept as the borders.
+        text = data.translate(_LOWER, _WHITESPACE_NOT_NEWLINE).decode("ascii")
+        starts = self._search.starts(text)
+        if starts:
+            ends = [match.start() for match in _NEWLINE.finditer(text)]
+            for start in starts:
+                cleared[bisect_left(ends, start)] = False
+        return cleared
+
+    @staticmethod
+    def _kept(lines: list[bytes | None], cleared: list[bool]) -> list[bytes]:
+        """Each line as searched (``cleared`` set where it may be), one line each."""
         kept: list[bytes] = []
         for number, raw in enumerate(lines):
             if raw is not None and raw.isascii() and b"\x7f" not in raw:
@@ -65,14 +82,7 @@ class LinePrefilter:
                     kept.append(unescaped if unescaped.endswith(b"\n") else unescaped + b"\n")
                     continue
             kept.append(b"\n")  # read in full anyway: an empty line keeps the numbers
-        # Lower-cased and whitespace deleted in one pass; newlines kept as the borders.
-        text = b"".join(kept).translate(_LOWER, _WHITESPACE_NOT_NEWLINE).decode("ascii")
-        starts = self._search.starts(text)
-        if starts:
-            ends = [match.start() for match in _NEWLINE.finditer(text)]
-            for start in starts:
-                cleared[bisect_left(ends, start)] = False
-        return cleared
+        return kept
 
     def clear_texts(self, transcript: Any) -> bool:
         """Whether no answer's text parts, joined, name a blocked host across a seam."""
@@ -81,6 +91,18 @@ class LinePrefilter:
     def _names(self, data: bytes) -> bool:
         text = data.lower().translate(None, _WHITESPACE).decode("ascii")
         return bool(self._search.starts(text))
+
+
+def _whole(lines: list[bytes | None]) -> bytes | None:
+    """The lines joined, safe escapes decoded, when each ends with its newline and
+    together they are printable ASCII with only safe escapes (no escape spans a line's
+    end); else None."""
+    if not all(line is not None and line.endswith(b"\n") for line in lines):
+        return None
+    data = b"".join(lines)  # type: ignore[arg-type]
+    if not data.isascii() or b"\x7f" in data:
+        return None
+    return _unescaped(data)
 
 
 def _unescaped(raw: bytes) -> bytes | None:
