@@ -21,6 +21,8 @@ from agentloop_tools._transcript_log import at_line, file_lines, is_log, read_li
 
 # A log is cut into pieces of about this size (and read piece by piece).
 CHUNK_BYTES = 32 * 1024 * 1024
+# The smallest piece cut for several processes: a piece's start-up is then negligible.
+MIN_PIECE_BYTES = 4 * 1024 * 1024
 # Lines the line prefilter searches at once (blocklists): about this many bytes.
 _BATCH_BYTES = 512 * 1024
 _BATCH_LINES = 1024
@@ -48,8 +50,10 @@ class Unit:
     size: int = 0
 
 
-def units(files: Iterable[Path]) -> list[Unit]:
-    """The work: each file whole, each log cut into pieces of about ``CHUNK_BYTES``."""
+def units(files: Iterable[Path], jobs: int = 1) -> list[Unit]:
+    """The work: each file whole, each log cut into pieces of about ``CHUNK_BYTES``;
+    for ``jobs`` processes, smaller pieces (down to ``MIN_PIECE_BYTES``) so that a log
+    makes at least four a process: three pieces on two processes take two rounds."""
     out: list[Unit] = []
     for path in files:
         try:
@@ -59,7 +63,10 @@ def units(files: Iterable[Path]) -> list[Unit]:
         if not is_log(path):
             out.append(Unit(str(path), size=size))
             continue
-        starts = list(range(0, max(size, 1), CHUNK_BYTES))
+        piece = CHUNK_BYTES
+        if jobs > 1:
+            piece = min(CHUNK_BYTES, max(MIN_PIECE_BYTES, -(-size // (4 * jobs))))
+        starts = list(range(0, max(size, 1), piece))
         for number, start in enumerate(starts):
             end = starts[number + 1] if number + 1 < len(starts) else None
             out.append(Unit(str(path), start, end, (end or size) - start))

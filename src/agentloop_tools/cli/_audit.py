@@ -109,7 +109,7 @@ def _audit_all(
     from agentloop_tools.cli._jobs import run_units, unit_slices
 
     audits = [FileAudit(problem["path"], problems=[problem]) for problem in found.problems]
-    work = units(found.files)
+    work = units(found.files, jobs)
     if jobs > 1:
         done: Iterable[tuple[Unit, Part]] = run_units(work, policy, audit_one, jobs)
     else:
