@@ -95,7 +95,7 @@ def read_lines(lines: Iterable[bytes | str | None]) -> Iterator[LogLine]:
             reason = f"over the {MAX_LINE_BYTES // 2**20} MB limit for one line, not read"
             yield LogLine(number, problem=reason)
             continue
-        if not line.strip():
+        if not line or line.isspace():  # blank (strip() would copy every line)
             yield LogLine(number)
             continue
         try:

@@ -119,3 +119,33 @@ def test_a_file_named_twice_is_one_file_in_the_report(tmp_path: Path) -> None:
     # A log named twice is read on, its lines numbered on (as before the spool).
     assert files[0]["transcripts"] == 12
     assert max(v["line"] for v in files[0]["violations"]) == 12
+
+
+# The audit in a child at the default piece size (32 MB: both logs below are one piece);
+# prints the child's peak resident memory in kB.
+_PEAK_ONE_PIECE = """
+import resource, subprocess, sys
+code = "import sys; from agentloop_tools.cli import main; sys.exit(main(sys.argv[1:]))"
+subprocess.run([sys.executable, "-c", code, *sys.argv[1:]], stdout=subprocess.DEVNULL)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="ru_maxrss in kB is Linux's")
+@pytest.mark.parametrize("form", ["json", "junit", "table"])
+def test_one_piece_of_a_log_is_not_held_whole(tmp_path: Path, form: str) -> None:
+    one, small, large = (tmp_path / f"{name}.jsonl" for name in ("one", "small", "large"))
+    block = "".join(f"{_many_links(n)}\n" for n in range(500))  # 10,000 violations
+    one.write_text(_many_links(0) + "\n")
+    small.write_text(block)
+    large.write_text(block * 4)
+
+    def peak(log: Path) -> int:
+        command = [sys.executable, "-c", _PEAK_ONE_PIECE, "audit", str(log), *POLICY]
+        command += ["--format", form, "-o", str(tmp_path / f"out.{form}")]
+        return int(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
+
+    start = peak(one)
+    grown = peak(small) - start, peak(large) - start
+    # A piece's 40,000 violations were held until the piece was done: about 4 times.
+    assert grown[1] < 1.5 * grown[0] + 4 * 1024, grown

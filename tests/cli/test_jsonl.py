@@ -114,6 +114,24 @@ def test_pieces_cut_anywhere_give_the_lines_of_one_read(
         assert (many.transcripts, many.lines) == (one.transcripts, one.lines) == (21, 21)
 
 
+def test_several_processes_get_at_least_four_pieces_each(
+    tmp_path: Path, lines: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = write_log(tmp_path / "day.jsonl", lines, repeat=50)
+    monkeypatch.setattr(_pieces, "MIN_PIECE_BYTES", 100)
+    assert len(_pieces.units([log])) == 1  # one process: pieces of CHUNK_BYTES
+    for jobs in (2, 3):
+        work = _pieces.units([log], jobs)
+        assert len(work) == 4 * jobs
+        pieces = _pieces.merge([(u, _jobs.audit_unit(u, _policy(), _no_file)) for u in work])
+        whole = _pieces.merge(
+            [(u, _jobs.audit_unit(u, _policy(), _no_file)) for u in _pieces.units([log])]
+        )
+        assert pieces == whole
+    monkeypatch.setattr(_pieces, "MIN_PIECE_BYTES", 4 * 2**20)
+    assert len(_pieces.units([log], 2)) == 1  # never under MIN_PIECE_BYTES
+
+
 def _no_file(path: str, policy: object) -> _pieces.Part:
     raise AssertionError("a log is never read whole")
 

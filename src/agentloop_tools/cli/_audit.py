@@ -106,15 +106,17 @@ def _audit_all(
     """
     from agentloop_tools._logs._pieces import merged_in_order, units
     from agentloop_tools.cli import _refused
-    from agentloop_tools.cli._jobs import audit_unit, run_units
+    from agentloop_tools.cli._jobs import run_units, unit_slices
 
     audits = [FileAudit(problem["path"], problems=[problem]) for problem in found.problems]
-    work = units(found.files)
+    work = units(found.files, jobs)
     if jobs > 1:
         done: Iterable[tuple[Unit, Part]] = run_units(work, policy, audit_one, jobs)
     else:
         done = (
-            (unit, audit_unit(unit, policy, audit_one)) for unit in _output.progress(work, "audit")
+            (unit, part)
+            for unit in _output.progress(work, "audit")
+            for part in unit_slices(unit, policy, audit_one)
         )
     by_path: dict[str, tuple[FileAudit, Spooled, Spooled]] = {}
     for unit, part in merged_in_order(done):

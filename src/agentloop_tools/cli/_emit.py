@@ -3,6 +3,7 @@ chunks of whole lines, so an output of any size is never held whole."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import sys
@@ -28,12 +29,66 @@ def emit(output: str | None, write: Callable[[TextIO], None], *, exact: bool = F
     if output is None:
         _write_through(_Chunks(sys.stdout, exact, output), write)
         return
+    target = os.path.realpath(output)  # a symbolic link's target is written, as open() does
+    temporary = _temporary_beside(target)
     try:
-        file = open(output, "w", encoding="utf-8")  # noqa: SIM115 - closed below
+        file = open(temporary or output, "w", encoding="utf-8")  # noqa: SIM115 - closed below
     except OSError as error:
+        _remove(temporary)
         raise UsageProblem(f"-o {output}: cannot be written ({error.strerror})") from None
-    with file:
-        _write_through(_Chunks(file, exact, output), write)
+    try:
+        with file:
+            _write_through(_Chunks(file, exact, output), write)
+    except BaseException:
+        _remove(temporary)
+        raise
+    if temporary is not None:
+        try:
+            os.replace(temporary, target)
+        except OSError as error:
+            _remove(temporary)
+            raise UsageProblem(f"-o {output}: cannot be written ({error.strerror})") from None
+
+
+def _temporary_beside(target: str) -> str | None:
+    """A new file in ``target``'s directory, with the mode ``open(target, "w")`` would
+    give: the output replaces ``target`` only once whole, so a failure leaves the old
+    file as it was. None where that cannot be (a device or a pipe such as /dev/stdout,
+    a file with other hard links, a directory that takes no new file): the output is
+    then written in place."""
+    import stat
+    import tempfile
+
+    try:
+        found = os.stat(target)
+        # A file this user may not write is refused by open() as before; a file with
+        # other hard links is written in place, so every name keeps showing it.
+        if not stat.S_ISREG(found.st_mode) or found.st_nlink > 1:
+            return None
+        if not os.access(target, os.W_OK):
+            return None
+        permissions = stat.S_IMODE(found.st_mode)
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        permissions = 0o666 & ~umask
+    except OSError:
+        return None
+    directory, name = os.path.split(target)
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
+    except OSError:
+        return None
+    os.close(handle)
+    with contextlib.suppress(OSError):
+        os.chmod(temporary, permissions)
+    return temporary
+
+
+def _remove(temporary: str | None) -> None:
+    if temporary is not None:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
 
 
 def _write_through(chunks: _Chunks, write: Callable[[TextIO], None]) -> None:
@@ -50,7 +105,7 @@ def _write_through(chunks: _Chunks, write: Callable[[TextIO], None]) -> None:
 class _Chunks(io.StringIO):
     """A text stream that passes on cleaned text a chunk of whole lines at a time."""
 
-    SIZE = 1024 * 1024
+    SIZE = 256 * 1024
 
     def __init__(self, out: TextIO, exact: bool, output: str | None) -> None:
         super().__init__()

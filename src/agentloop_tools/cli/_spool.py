@@ -18,7 +18,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping
 from typing import IO, Any, TextIO
 
 # Entries held in memory before a batch goes to disk.
-BATCH = 4096
+BATCH = 1024
 
 
 class _File:
@@ -117,7 +117,23 @@ def dump_json(document: Any, out: TextIO, lists: Mapping[str, Iterable[Any]]) ->
         written = False
         for entry in shown[following]:
             out.write(",\n" if written else line + "\n")
-            out.write(indent + json.dumps(entry, indent=2).replace("\n", "\n" + indent))
+            out.write(indent + _indented(entry, indent))
             written = True
         out.write(f"\n{close}\n" if written else f"{line}{close.strip()}\n")
         number += 3
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _indented(entry: Any, indent: str) -> str:
+    """``json.dumps(entry, indent=2)`` with each line after the first indented by
+    ``indent``. A flat object (every entry's usual shape) goes through the C encoder,
+    which Python's ``indent`` does not use: its separators carry the indentation."""
+    if not (
+        type(entry) is dict and entry and all(type(value) in _SCALARS for value in entry.values())
+    ):
+        return json.dumps(entry, indent=2).replace("\n", "\n" + indent)
+    inner = "\n" + indent + "  "
+    body = json.dumps(entry, separators=("," + inner, ": "))
+    return "{" + inner + body[1:-1] + "\n" + indent + "}"

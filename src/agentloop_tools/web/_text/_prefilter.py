@@ -58,6 +58,9 @@ _HIDING = (
     "xn--",
     *(opener + dot + closer for opener in "[({" for dot in (".", "dot") for closer in "])}"),
 )
+# The same list for the log audit's line prefilter (agentloop_tools._logs), which
+# rules out whole lines before they are read: one list, so the two never disagree.
+HIDING = _HIDING
 
 
 class RuleFinder:
