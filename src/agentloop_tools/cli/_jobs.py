@@ -68,7 +68,12 @@ def _in_workers(
     # Workers are forked from this process: what it has imported they share instead of
     # each importing agentloop and pydantic again (a third of a second of CPU each).
     import agentloop_tools._report._entries  # noqa: F401
+    from agentloop_tools.web import DomainPolicy
+    from agentloop_tools.web._policy._policy import prepare_audit
 
+    if isinstance(policy, DomainPolicy):
+        # The log's size bounds the text its audit reads from above.
+        prepare_audit(policy, sum(unit.size for unit in work))
     left = iter(work)
     with ProcessPoolExecutor(
         max_workers=jobs, initializer=_start_worker, initargs=(policy, audit_file)

@@ -239,6 +239,14 @@ def audit_text(policy: DomainPolicy, text: str, index: int = 0) -> list[Violatio
     return policy._view.text_audit.text(text, index)
 
 
+def prepare_audit(policy: DomainPolicy, size: int) -> None:
+    """Readies ``policy`` to audit about ``size`` characters before it is sent to other
+    processes: a blocklist whose Hyperscan compile that much text pays for compiles once
+    here and sends the database in its pickle, instead of each process compiling, or none
+    (each reading too little of the text for its own compile to pay)."""
+    policy._view.prepare(size)
+
+
 def robots_policy(policy: DomainPolicy) -> DomainPolicy:
     """What a robots.txt request must pass: the policy with path rules widened to their host.
 

@@ -67,6 +67,12 @@ class PolicyView:
         audit = self._text_audit
         return audit.compiled() if audit is not None else self._compiled
 
+    def prepare(self, size: int) -> None:
+        """Readies a blocklist to audit about ``size`` characters: its Hyperscan database
+        is compiled now if that much text pays for it (see ``compiled``)."""
+        if self.mode == "block" and not self.index.has_ip_rules:
+            self.text_audit._rule_finder().ready(size)
+
     def receive_compiled(self, compiled: bytes | None) -> None:
         """A database ``compiled()`` gave in another process: loaded, not compiled again."""
         if self._text_audit is None:

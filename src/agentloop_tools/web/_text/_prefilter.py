@@ -92,6 +92,11 @@ class RuleFinder:
         """The search's compiled Hyperscan database, serialized, or None."""
         return self._search.serialized()
 
+    def ready(self, size: int) -> bool:
+        """Counts ``size`` characters about to be read toward the compile's payback
+        (compiling now if it pays); whether the search is on Hyperscan."""
+        return self._search.ready(size)
+
     def tokens_to_read(self, text: str) -> list[tuple[int, str]]:
         """``(offset, token)`` of the tokens of ``text`` that may name a rule's host."""
         positions = self._bytes_positions(text)
