@@ -54,6 +54,9 @@ class MarkerOptions:
         self.refused_attempts = refused_attempts
 
 
+_FIELDS = frozenset(MarkerOptions.FIELDS)
+
+
 class Layer(NamedTuple):
     """One policy a test is held to, and where it was written."""
 
@@ -233,7 +236,7 @@ def _read_one(placed: Placed) -> tuple[DomainPolicy, bool, bool, str]:
             f"{where}: pass keyword arguments only (allow=[...], block=[...] or policy=...); "
             f"{example}."
         )
-    unknown = set(marker.kwargs) - set(MarkerOptions.FIELDS)
+    unknown = marker.kwargs.keys() - _FIELDS
     if unknown:
         raise pytest.UsageError(
             f"{where}: unknown argument(s) {', '.join(sorted(unknown))}; pass exactly one of "
