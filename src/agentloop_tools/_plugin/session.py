@@ -28,9 +28,12 @@ from agentloop_tools._plugin.policies import (
     Layer,
     Marker,
     PolicyLayers,
+    cassette_age,
     default_policy,
+    default_provider,
     read_marker,
     refuse_unknown_ini_keys,
+    refused_from,
 )
 from agentloop_tools._plugin.run_report import (
     RunReport,
@@ -55,7 +58,6 @@ from agentloop_tools._plugin.scope import (
     near_marker,
     registered_markers,
 )
-from agentloop_tools._plugin.settings import cassette_age, default_provider, refused_from
 
 if TYPE_CHECKING:
     from agentloop_tools._config import ProjectPolicy
