@@ -8,7 +8,8 @@ that uses the plugin, read from the top down:
 - ``hooks``: pytest's hooks, each a few lines forwarding to the session.
 - ``session``: the run's state, and each moment of a test between the hooks.
 - ``gate``: every pass/fail decision of ours, behind ``gate.judge``.
-- ``policies``: the project policy and the ``domain_policy`` markers, read and checked.
+- ``policies``: the project policy and the ``domain_policy`` markers, read and checked,
+  and the run's other settings (provider, refused attempts, cassette age).
 - ``faults``: the ``web_faults`` markers, read and checked (the faults are the core's).
 - ``budget``: the ``agent_budget`` markers and ini key, and the recording spend cap.
 - ``markers``: our markers on a test's path, found and placed one way for all three.

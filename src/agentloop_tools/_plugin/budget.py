@@ -349,10 +349,10 @@ def budgets(config: pytest.Config) -> tuple[Budget | None, SpendCounter | None]:
     return default, SpendCounter.start(config, cap) if cap is not None else None
 
 
-def read_test_budget(item: pytest.Item, default: Budget | None) -> str | None:
+def read_test_budget(item: pytest.Item, default: Budget | None, marked: bool) -> str | None:
     """The test's budget markers, read (the problem, if any); a test with a budget gets
-    the evidence fixture, which the budget is read from."""
-    if item.get_closest_marker(BUDGET_MARKER_NAME) is not None and BUDGET not in item.stash:
+    the evidence fixture, which the budget is read from. ``marked``: it carries one."""
+    if marked and BUDGET not in item.stash:
         try:
             if markers_are_ours(item, BUDGET_MARKER_NAME):
                 item.stash[BUDGET] = read_budget(item)

@@ -8,7 +8,7 @@ and names each place as every message of theirs names it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, NamedTuple
 
 import pytest
@@ -42,6 +42,14 @@ def markers_are_ours(item: pytest.Item, name: str) -> bool:
         if ours:
             raise pytest.UsageError(messages.marker_clash(item.nodeid, name, ours))
     return False
+
+
+def carries(item: pytest.Item, name: str, names: Collection[str] | None = None) -> bool:
+    """Whether a ``name`` marker is on the test's path; ``names``: every marker name on
+    it, when the caller has walked the path already (collection: one walk per test)."""
+    if names is not None:
+        return name in names
+    return item.get_closest_marker(name) is not None
 
 
 def on_path(item: pytest.Item, name: str, stacked: Callable[[str, str], str]) -> list[Placed]:

@@ -1,4 +1,5 @@
-"""The policies a run audits with: the project's default and each test's marker.
+"""The policies a run audits with: the project's default and each test's marker; and
+the run's other settings read with them (provider, refused attempts, cassette age).
 
 All of them go through one loader (``agentloop_tools._config.build_policy``), the one
 the command line uses, and are read when the run starts: a bad entry stops the run
@@ -17,6 +18,8 @@ from agentloop_tools._plugin.markers import Placed, on_path
 from agentloop_tools._plugin.scope import (
     MARKER_NAME,
     PLUGIN_INI_KEYS,
+    PROVIDER_OPTION,
+    REFUSED_ATTEMPTS_OPTION,
     ini_keys_written,
 )
 
@@ -52,6 +55,9 @@ class MarkerOptions:
         self.require_evidence = require_evidence
         self.replace = replace
         self.refused_attempts = refused_attempts
+
+
+_FIELDS = frozenset(MarkerOptions.FIELDS)
 
 
 class Layer(NamedTuple):
@@ -233,7 +239,7 @@ def _read_one(placed: Placed) -> tuple[DomainPolicy, bool, bool, str]:
             f"{where}: pass keyword arguments only (allow=[...], block=[...] or policy=...); "
             f"{example}."
         )
-    unknown = set(marker.kwargs) - set(MarkerOptions.FIELDS)
+    unknown = marker.kwargs.keys() - _FIELDS
     if unknown:
         raise pytest.UsageError(
             f"{where}: unknown argument(s) {', '.join(sorted(unknown))}; pass exactly one of "
@@ -266,3 +272,53 @@ def _read_one(placed: Placed) -> tuple[DomainPolicy, bool, bool, str]:
             f"({example})."
         )
     return policy, bool(options.require_evidence), bool(options.replace), refused
+
+
+# The run's other settings, read with the policies when it starts -----------------------
+
+
+def default_provider(config: pytest.Config) -> str | None:
+    option = config.getoption(PROVIDER_OPTION.dest)
+    # Given empty (``--agentloop-provider=$UNSET``) is a mistake, not "unset".
+    provider = option if option is not None else config.getini("agentloop_provider")
+    if not provider and option is None:
+        return None  # nothing to check: the providers' table is not loaded for it
+    from agentloop_tools._providers import PROVIDERS
+
+    if provider not in PROVIDERS:
+        where = PROVIDER_OPTION.flag if option is not None else "ini key agentloop_provider"
+        raise pytest.UsageError(messages.unknown_provider_setting(where, provider, list(PROVIDERS)))
+    return str(provider) if provider else None
+
+
+def cassette_age(config: pytest.Config) -> tuple[str, str]:
+    """The age limit for replayed cassettes and what passing it does, checked now."""
+    max_age = str(config.getini("agentloop_max_cassette_age") or "").strip()
+    action = str(config.getini("agentloop_cassette_age_action") or "warn").strip().lower()
+    if action not in ("warn", "fail"):
+        raise pytest.UsageError(
+            f"ini key agentloop_cassette_age_action = {action!r}: use warn or fail."
+        )
+    if max_age:
+        from agentloop_tools.cassettes._provenance import parse_age
+
+        try:
+            parse_age(max_age)
+        except ValueError as error:
+            raise pytest.UsageError(f"ini key agentloop_max_cassette_age: {error}") from None
+    return max_age, action
+
+
+def refused_from(config: pytest.Config, project: ProjectPolicy) -> str | None:
+    """Where the run's configuration sets refused attempts to fail, or None (report).
+
+    The flag, the ini key and the project table: "fail" in any of them wins (a flag of
+    ``report`` does not lift a project's ``fail``). Bad values stopped the run already
+    (the flag's choices, the ini key and table as the project policy was read).
+    """
+    places = []
+    if config.getoption(REFUSED_ATTEMPTS_OPTION.dest) == "fail":
+        places.append(f"{REFUSED_ATTEMPTS_OPTION.flag} fail")
+    if project.refused_from is not None:
+        places.append(project.refused_from)
+    return "; ".join(places) or None

@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Literal, NamedTuple
 import pytest
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
+
     from agentloop_tools.testing import AgentloopEvidence
     from agentloop_tools.web._faults import WebFaults
 
@@ -235,18 +237,24 @@ def needs_pytest() -> str:
     )
 
 
-def in_scope(item: pytest.Item) -> bool:
+def in_scope(item: pytest.Item, marker_names: Collection[str] | None = None) -> bool:
     """Whether a test uses the plugin: one of its fixtures, or the marker as ours.
 
     A fixture counts when the test names it (collection sees it) or when one was set up
     for it (``request.getfixturevalue``). A ``domain_policy`` marker the project
     registered itself is the project's, unless it carries one of our keywords (a clash,
-    refused when the marker is read).
+    refused when the marker is read). ``marker_names``: every marker name on the test's
+    path, when the caller has walked it already (one walk per test, not one per marker).
     """
     names = getattr(item, "fixturenames", ())
     if OUR_FIXTURES.intersection(names) or FIXTURE_USED in item.stash:
         return True
     for name, keywords in OUR_MARKERS.items():
+        if marker_names is not None:
+            if name not in marker_names:
+                continue
+            if not project_owns_marker(item.config, name):
+                return True  # present and ours: the walk below would say so
         marks = list(item.iter_markers(name))
         if marks and (
             not project_owns_marker(item.config, name)

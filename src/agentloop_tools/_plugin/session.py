@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from agentloop_tools._plugin import gate, messages
+from agentloop_tools._plugin import messages
 from agentloop_tools._plugin.budget import (
     SPENT,
     budget_for,
@@ -23,15 +23,17 @@ from agentloop_tools._plugin.budget import (
 )
 from agentloop_tools._plugin.drift import setting as drift_setting
 from agentloop_tools._plugin.failures import fail
-from agentloop_tools._plugin.markers import markers_are_ours
-from agentloop_tools._plugin.network import ReplayClients
+from agentloop_tools._plugin.markers import carries, markers_are_ours
 from agentloop_tools._plugin.policies import (
     Layer,
     Marker,
     PolicyLayers,
+    cassette_age,
     default_policy,
+    default_provider,
     read_marker,
     refuse_unknown_ini_keys,
+    refused_from,
 )
 from agentloop_tools._plugin.run_report import (
     RunReport,
@@ -50,9 +52,7 @@ from agentloop_tools._plugin.scope import (
     FROM_SCRIPTS_OPTION,
     GUARD_FIXTURE,
     MARKER_NAME,
-    PROVIDER_OPTION,
     RECORD_IN_CI_OPTION,
-    REFUSED_ATTEMPTS_OPTION,
     WEB_FAULTS,
     in_scope,
     near_marker,
@@ -61,13 +61,16 @@ from agentloop_tools._plugin.scope import (
 
 if TYPE_CHECKING:
     from agentloop_tools._config import ProjectPolicy
+    from agentloop_tools._plugin import gate
+    from agentloop_tools._plugin.network import ReplayClients
     from agentloop_tools.cassettes import BodyMatcher
     from agentloop_tools.testing import AgentloopEvidence
     from agentloop_tools.web import DomainPolicy
 
 
 MARKER = pytest.StashKey[Marker]()
-_VERDICT = pytest.StashKey[gate.Verdict]()
+# gate is imported when a test runs, not when a marked suite is collected.
+_VERDICT = pytest.StashKey["gate.Verdict"]()
 _MARKER_PROBLEM = pytest.StashKey[str]()
 
 # What a test body may end with that the gate still judges: not KeyboardInterrupt,
@@ -82,17 +85,17 @@ class AgentloopSession:
         self.config = config
         # A mistyped key would otherwise be one warning and a run with no policy.
         refuse_unknown_ini_keys(config)
-        self.provider = _default_provider(config)
+        self.provider = default_provider(config)
         # Read now: a bad list stops the run before any test, never half-way through it.
         # (Recording in CI is refused per test, for the tests that use the plugin: a
         # project that only uses pytest-recording must run as it would without us.)
         self.default: ProjectPolicy = default_policy(config)
         # Where refused attempts were set to fail for the whole run (None: report).
-        self.refused_from = _refused_from(config, self.default)
-        self.max_cassette_age, self.cassette_age_action = _cassette_age(config)
+        self.refused_from = refused_from(config, self.default)
+        self.max_cassette_age, self.cassette_age_action = cassette_age(config)
         self.default_budget, self.record_cap = budgets(config)
         prepare_report_paths(config)
-        self.replay_clients = ReplayClients()
+        self._replay_clients: ReplayClients | None = None  # made for the first agent
         self.report = RunReport(config)
         # Read now: a bad agentloop_drift stops the run before any test.
         self.report.drift_setting = drift_setting(config)
@@ -147,7 +150,9 @@ class AgentloopSession:
         registered = registered_markers(self.config)
         near: dict[str, str | None] = {}  # by marker name: a suite has few names, many tests
         for item in items:
+            names: set[str] = set()  # every marker name on its path: one walk, read below
             for mark in item.iter_markers():
+                names.add(mark.name)
                 if mark.name not in near:
                     near[mark.name] = near_marker(mark.name, registered)
                 if near[mark.name] is not None:
@@ -162,7 +167,7 @@ class AgentloopSession:
                     break
             if _MARKER_PROBLEM in item.stash:
                 continue
-            unreadable = self._read_marker(item)
+            unreadable = self._read_marker(item, names)
             if unreadable is not None:
                 problems.append(unreadable)
         problems = list(dict.fromkeys(problems))
@@ -171,13 +176,14 @@ class AgentloopSession:
         # An xdist worker's usage error is lost in an INTERNALERROR: there each bad test
         # fails at setup with the message instead, and the run fails.
 
-    def _read_marker(self, item: pytest.Item) -> str | None:
-        """Attach the guard to a test that uses the plugin, and read its marker; the problem."""
-        if not in_scope(item):
+    def _read_marker(self, item: pytest.Item, names: set[str] | None = None) -> str | None:
+        """Attach the guard to a test that uses the plugin, and read its marker; the problem.
+        ``names``: the marker names on its path when collection has them (see ``carries``)."""
+        if not in_scope(item, names):
             return None
         if isinstance(item, pytest.Function) and GUARD_FIXTURE not in item.fixturenames:
             item.fixturenames.insert(0, GUARD_FIXTURE)  # set up before its fixtures
-        if item.get_closest_marker(FAULTS_MARKER_NAME) is not None and WEB_FAULTS not in item.stash:
+        if carries(item, FAULTS_MARKER_NAME, names) and WEB_FAULTS not in item.stash:
             from agentloop_tools._plugin.faults import read_faults
 
             try:
@@ -186,11 +192,12 @@ class AgentloopSession:
             except pytest.UsageError as error:
                 item.stash[_MARKER_PROBLEM] = str(error)
                 return str(error)
-        problem = read_test_budget(item, self.default_budget)
+        marked = carries(item, BUDGET_MARKER_NAME, names)
+        problem = read_test_budget(item, self.default_budget, marked)
         if problem is not None:
             item.stash[_MARKER_PROBLEM] = problem
             return problem
-        if item.get_closest_marker(MARKER_NAME) is None or MARKER in item.stash:
+        if not carries(item, MARKER_NAME, names) or MARKER in item.stash:
             return None
         try:
             if not markers_are_ours(item, MARKER_NAME):
@@ -262,6 +269,8 @@ class AgentloopSession:
         ran is audited all the same: a breach is never hidden behind it.
         """
         __tracebackhide__ = True
+        from agentloop_tools._plugin import gate
+
         rules = self.rules(item)
         if rules is not None:
             self._fail_on(item, gate.judge(item, rules, "before", None))
@@ -284,6 +293,8 @@ class AgentloopSession:
     def teardown(self, item: pytest.Item) -> None:
         """After fixtures are torn down (the cassette saved): a refused cassette fails."""
         __tracebackhide__ = True
+        from agentloop_tools._plugin import gate
+
         self._current = None
         rules = self.rules(item)
         if rules is not None:
@@ -301,6 +312,8 @@ class AgentloopSession:
         A plain vcr test under the project's policy is held to it too: its recorded
         model traffic is evidence the plugin never saw, so the policy would check nothing.
         """
+        from agentloop_tools._plugin import gate
+
         ours = in_scope(item)
         if not ours and (self.default.policy is None or "vcr" not in _funcargs(item)):
             return None
@@ -324,6 +337,8 @@ class AgentloopSession:
         self, item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport
     ) -> None:
         """Attach the test's evidence to its report, so xdist carries it to the controller."""
+        from agentloop_tools._plugin import gate
+
         verdict = item.stash.get(_VERDICT, None)
         if call.when == "call" and verdict is not None and verdict.beats_xfail and report.skipped:
             # An xfail marker expects the test's own failure, not the plugin's: a breach
@@ -375,6 +390,8 @@ class AgentloopSession:
         error: BaseException | None,
     ) -> dict[str, Any]:
         """The test's record: in full when a report file is asked for, counts otherwise."""
+        from agentloop_tools._plugin import gate
+
         policy, origin = self.policy_for(item)
         full = self.report.wanted()
         record = record_of(item, evidence, report, policy, origin, full=full, error=error)
@@ -412,11 +429,21 @@ class AgentloopSession:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def close(self) -> None:
-        self.replay_clients.close()
+        if self._replay_clients is not None:
+            self._replay_clients.close()
         if self.record_cap is not None:
             self.record_cap.close()
 
     # Services for the fixtures --------------------------------------------------------
+
+    @property
+    def replay_clients(self) -> ReplayClients:
+        """The HTTP clients replayed agents share (not loaded to collect a marked suite)."""
+        if self._replay_clients is None:
+            from agentloop_tools._plugin.network import ReplayClients
+
+            self._replay_clients = ReplayClients()
+        return self._replay_clients
 
     @property
     def matcher(self) -> BodyMatcher:
@@ -453,48 +480,3 @@ def _funcargs(item: pytest.Item) -> dict[str, Any]:
 
 def evidence_of(item: pytest.Item) -> AgentloopEvidence | None:
     return item.stash.get(EVIDENCE, None)
-
-
-def _default_provider(config: pytest.Config) -> str | None:
-    from agentloop_tools._providers import PROVIDERS
-
-    option = config.getoption(PROVIDER_OPTION.dest)
-    # Given empty (``--agentloop-provider=$UNSET``) is a mistake, not "unset".
-    provider = option if option is not None else config.getini("agentloop_provider")
-    if (provider or option is not None) and provider not in PROVIDERS:
-        where = PROVIDER_OPTION.flag if option is not None else "ini key agentloop_provider"
-        raise pytest.UsageError(messages.unknown_provider_setting(where, provider, list(PROVIDERS)))
-    return str(provider) if provider else None
-
-
-def _refused_from(config: pytest.Config, project: ProjectPolicy) -> str | None:
-    """Where the run's configuration sets refused attempts to fail, or None (report).
-
-    The flag, the ini key and the project table: "fail" in any of them wins (a flag of
-    ``report`` does not lift a project's ``fail``). Bad values stopped the run already
-    (the flag's choices, the ini key and table as the project policy was read).
-    """
-    places = []
-    if config.getoption(REFUSED_ATTEMPTS_OPTION.dest) == "fail":
-        places.append(f"{REFUSED_ATTEMPTS_OPTION.flag} fail")
-    if project.refused_from is not None:
-        places.append(project.refused_from)
-    return "; ".join(places) or None
-
-
-def _cassette_age(config: pytest.Config) -> tuple[str, str]:
-    """The age limit for replayed cassettes and what passing it does, checked now."""
-    max_age = str(config.getini("agentloop_max_cassette_age") or "").strip()
-    action = str(config.getini("agentloop_cassette_age_action") or "warn").strip().lower()
-    if action not in ("warn", "fail"):
-        raise pytest.UsageError(
-            f"ini key agentloop_cassette_age_action = {action!r}: use warn or fail."
-        )
-    if max_age:
-        from agentloop_tools.cassettes._provenance import parse_age
-
-        try:
-            parse_age(max_age)
-        except ValueError as error:
-            raise pytest.UsageError(f"ini key agentloop_max_cassette_age: {error}") from None
-    return max_age, action
