@@ -76,11 +76,13 @@ def check_token(token: str) -> None:
         authority = AUTHORITY_END.search(token, host_start, end)
         assert host_end == (authority.start() if authority else end)
     for audit in AUDITS:
-        shortcut = audit._plain_refused(token, {})
+        shortcut = audit._plain_refused(token, AuditMemo())
         if shortcut is not None:
+            # A blocklist reads the hosts named around the link too.
+            mentions = audit._mode == "block"
             with without_shortcut():
                 assert shortcut == audit._refused(
-                    token, read_token(token, mentions=False), AuditMemo()
+                    token, read_token(token, mentions=mentions), AuditMemo()
                 )
 
 
@@ -113,7 +115,8 @@ TOKEN_PIECES = st.sampled_from(
         "https://", "http://", "HTTPS://", "www.", "WwW.", "(", ")", "[a.b](", "](", "[", "]",
         "abc", ".com", ".", "..", "-", "1", "9x", "_", "xn--", "XN--", "/", "?", "#", "%2F",
         "=", "=/", "=//", "&", "@", ":", ":80", "'", "!", ",", "~", "*", ";", "。", "｡", "東京",
-        "参见：", "é", "\\", "?to=https://evil.com/", "a.example", "x1.io",
+        "参见：", "é", "\\", "?to=https://evil.com/", "a.example", "x1.io", "[b.com](", "b.com",
+        "evil.example", "東京。", "(.)", "[dot]",
     ]
 )  # fmt: skip
 TOKENS = st.lists(TOKEN_PIECES, max_size=14).map("".join)
@@ -134,6 +137,17 @@ TOKENS = st.lists(TOKEN_PIECES, max_size=14).map("".join)
 @example(token="https://abc.com/a=//evil.example/")
 @example(token="https://XN--mnchen-3ya.de/")
 @example(token="www.x")
+@example(token="[b.com](https://evil.example/b.com/x)")
+@example(token="[b.com](https://abc.com/b.com/x).")
+@example(token="[abc.b.com](https://abc.com/x)")
+@example(token="https://evil.example/x_")
+@example(token="https://evil.example/x.b.com")
+@example(token="https://evil.example/x).b.com")
+@example(token="https://abc.com/x.b.com")
+@example(token="https://abc.com/x[.]b.com")
+@example(token="東京。b.com https://evil.example/")
+@example(token="東京。b.comhttps://evil.example/x")
+@example(token="b.com東京https://evil.example/x")
 def test_plain_links_are_read_and_judged_as_the_full_reading(token: str) -> None:
     check_token(token)
 
@@ -195,7 +209,7 @@ def test_the_common_shapes_take_the_shortcut() -> None:
         ("东京的人口。https://abc.com/ja/3。.", []),
         ("https://www.abc.com/wiki/Page_(x)).", []),
     ]:
-        assert allow._plain_refused(token, {}) == flagged, token
+        assert allow._plain_refused(token, AuditMemo()) == flagged, token
     # Not plain: the full reading decides.
     for token in ["https://abc.com./x", "https://abc.com/r?to=https%3A%2F%2Fevil.com", "x:y"]:
-        assert allow._plain_refused(token, {}) is None, token
+        assert allow._plain_refused(token, AuditMemo()) is None, token

@@ -31,7 +31,14 @@ from agentloop_tools.web._policy._violation import Mode, Violation, moved, text_
 from agentloop_tools.web._text._commands import command_targets
 from agentloop_tools.web._text._docformats import asciidoc_reading, rst_targets, split_attributes
 from agentloop_tools.web._text._extent import plain_host_link
-from agentloop_tools.web._text._finder import Found, link_tokens, read_token, tokens
+from agentloop_tools.web._text._finder import (
+    Found,
+    link_tokens,
+    may_mention,
+    mentions_before,
+    read_token,
+    tokens,
+)
 from agentloop_tools.web._text._linkable import has_deleted, linked_reading
 from agentloop_tools.web._text._literals import Replacement, literal_readings, rtf_reading
 from agentloop_tools.web._text._markup import Decoded, decode, layout
@@ -227,12 +234,13 @@ class TextAudit:
             to_read = link_tokens(text)
         else:
             to_read = list(tokens(text))
-        # Links only, host rules only: a plain link's host decides, read at once.
-        plain = not mentions and not self._index.has_path_rules
+        # Host rules only: a plain link's host decides, read at once (a blocklist reads
+        # the hosts named around it too; an allowlist's bare hosts take the full reading).
+        plain = not self._index.has_path_rules and (not mentions or not allow)
         for offset, token in to_read:
             flagged = judged.get(token)
             if flagged is None:
-                flagged = self._plain_refused(token, memo.hosts) if plain else None
+                flagged = self._plain_refused(token, memo) if plain else None
                 if flagged is None:
                     flagged = self._refused(token, read_token(token, mentions=mentions), memo)
                 judged[token] = flagged
@@ -334,16 +342,31 @@ class TextAudit:
         kept.sort(key=lambda violation: violation.span or (0, 0))
         return kept
 
-    def _plain_refused(self, token: str, hosts: dict[str, Any]) -> list[Flagged] | None:
-        """What _refused flags in a token of one plain link, read by its host alone."""
+    def _plain_refused(self, token: str, memo: AuditMemo) -> list[Flagged] | None:
+        """What _refused flags in a token of one plain link, read by its host alone.
+
+        A blocklist also judges the hosts named before the link (its markdown text);
+        after it, the full reading (None) when a host may be named there.
+        """
         plain = plain_host_link(token)
         if plain is None:
             return None
         start, end, written, host = plain
-        ruling = self._host_ruling(host, hosts)
+        ruling = self._host_ruling(host, memo.hosts)
         if ruling is _FULL:
             return None
-        return [] if ruling is False else [(start, end, written, ruling, False)]
+        if self._allow:
+            return [] if ruling is False else [(start, end, written, ruling, False)]
+        # A refused link's own path names no host of its own (its finding covers it);
+        # a permitted link's path does, from its host's end.
+        after = end if ruling is not False else token.find(host, start) + len(host)
+        if may_mention(token, after):
+            return None
+        before = mentions_before(token, start)
+        flagged = self._refused(token, before, memo) if before else []
+        if ruling is not False:
+            flagged.append((start, end, written, ruling, False))
+        return flagged
 
     def _ruling(self, found: Found, hosts: dict[str, Any]) -> Ruling:
         """The violation's rule (None: not allowlisted), or False when permitted."""

@@ -282,6 +282,20 @@ def _single_url_start(token: str) -> int | None:
     return start
 
 
+def mentions_before(token: str, start: int) -> list[Found]:
+    """The host names :func:`read_token` finds before a plain link starting at ``start``."""
+    found: list[Found] = []
+    if start > 2:
+        _read_mentions(token, 0, start, found)
+    return found
+
+
+def may_mention(token: str, position: int) -> bool:
+    """Whether a host name can start from ``position`` on: a dot (or a defanged dot's
+    closing bracket) followed by a label character lies ahead."""
+    return _DOT_THEN_LABEL.search(token, position) is not None
+
+
 def _read_mentions_between(
     token: str, authorities: list[tuple[int, int]], found: list[Found]
 ) -> None:
