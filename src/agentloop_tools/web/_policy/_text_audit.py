@@ -27,7 +27,13 @@ from agentloop_tools.web._policy._findings import (
 )
 from agentloop_tools.web._policy._memo import AuditMemo, Flagged, Ruling
 from agentloop_tools.web._policy._seams import seam_windows
-from agentloop_tools.web._policy._violation import Mode, Violation, moved, text_violation
+from agentloop_tools.web._policy._violation import (
+    Mode,
+    Violation,
+    add_text_violations,
+    moved,
+    text_violation,
+)
 from agentloop_tools.web._text._commands import command_targets
 from agentloop_tools.web._text._docformats import asciidoc_reading, rst_targets, split_attributes
 from agentloop_tools.web._text._extent import plain_host_link
@@ -237,6 +243,7 @@ class TextAudit:
         # Host rules only: a plain link's host decides, read at once (a blocklist reads
         # the hosts named around it too; an allowlist's bare hosts take the full reading).
         plain = not self._index.has_path_rules and (not mentions or not allow)
+        bare_hosts = allow and self._bare_hosts  # only they can be left out in code
         for offset, token in to_read:
             flagged = judged.get(token)
             if flagged is None:
@@ -244,6 +251,11 @@ class TextAudit:
                 if flagged is None:
                     flagged = self._refused(token, read_token(token, mentions=mentions), memo)
                 judged[token] = flagged
+            if not flagged:
+                continue
+            if not bare_hosts:
+                add_text_violations(violations, flagged, index, offset)
+                continue
             for start, end, written, rule, bare in flagged:
                 start += offset
                 end += offset
@@ -293,6 +305,8 @@ class TextAudit:
         link_start, link_end = -1, -1
         allow = self._allow
         verdicts = memo.readings
+        last_readings: tuple[str, ...] | None = None
+        verdict: Ruling = False
         for found in finds:
             if found.kind == "mention" and link_start <= found.start < link_end:
                 continue  # the host of a link already reported, or (allowlist) in a link
@@ -311,9 +325,12 @@ class TextAudit:
                 found = found._replace(readings=(shown,))
             if allow and found.kind == "url":
                 link_start, link_end = found.start, found.end
-            verdict = verdicts.get(found.readings, _UNSEEN)
-            if verdict is _UNSEEN:
-                verdict = verdicts[found.readings] = self._ruling(found, memo.hosts)
+            # A repeated path's mentions share one readings tuple: judged once, not hashed.
+            if found.readings is not last_readings:
+                last_readings = found.readings
+                verdict = verdicts.get(last_readings, _UNSEEN)
+                if verdict is _UNSEEN:
+                    verdict = verdicts[last_readings] = self._ruling(found, memo.hosts)
             if verdict is False:
                 continue
             if found.kind == "url":
