@@ -155,6 +155,10 @@ def test_plain_links_are_read_and_judged_as_the_full_reading(token: str) -> None
 @settings(max_examples=200, deadline=None)
 @given(text=st.lists(st.one_of(TEXTS, URLS, TOKENS), max_size=6).map(" ".join))
 @example(text="see [abc.com](https://abc.com/a) www.evil.com/x https://abc.com./y `https://b.com/`")
+@example(
+    text="[b.com](https://evil.example/1) [b.com](https://abc.com/2) [b.com](HTTP://x1.io/) "
+    "東京。b.comhttps://evil.example/ 東京。b.comhttps://abc.com/x 東京。b.comhttp://abc.com/"
+)
 def test_generated_texts_are_audited_as_without_the_shortcut(text: str) -> None:
     check_audits([text])
 
@@ -213,3 +217,19 @@ def test_the_common_shapes_take_the_shortcut() -> None:
     # Not plain: the full reading decides.
     for token in ["https://abc.com./x", "https://abc.com/r?to=https%3A%2F%2Fevil.com", "x:y"]:
         assert allow._plain_refused(token, AuditMemo()) is None, token
+
+
+def test_the_hosts_named_before_a_link_are_judged_once_per_head() -> None:
+    """A blocklist's mentions before a plain link read up to its scheme ("東京https"), so
+    they are remembered by the token up to the link's host, not by the text before it."""
+    policy = DomainPolicy.block(["xn--https-w91hq39l", "b.com"])  # 東京https
+    text = (
+        "例子。東京https://a.example/x 例子。東京http://a.example/x 例子。東京https://b.com/y "
+        "[b.com](https://a.example/1) [b.com](https://b.com/2) [b.com](https://a.example/3)"
+    )
+    fast = outcome(policy, text)
+    with without_shortcut():
+        assert fast == outcome(policy, text)
+    starts = {violation[4][0] for violation in fast[0]}
+    assert 0 in starts
+    assert text.index("例子。東京http:") not in starts  # "東京http" is not the rule's host

@@ -376,13 +376,27 @@ class TextAudit:
             return [] if ruling is False else [(start, end, written, ruling, False)]
         # A refused link's own path names no host of its own (its finding covers it);
         # a permitted link's path does, from its host's end.
-        after = end if ruling is not False else token.find(host, start) + len(host)
+        host_start = token.find(host, start)  # "http://" holds no dot: the host's place
+        after = end if ruling is not False else host_start + len(host)
         if may_mention(token, after):
             return None
-        before = mentions_before(token, start)
-        flagged = self._refused(token, before, memo) if before else []
+        flagged = self._named_before(token, start, host_start, memo) if start > 2 else []
         if ruling is not False:
-            flagged.append((start, end, written, ruling, False))
+            flagged = [*flagged, (start, end, written, ruling, False)]
+        return flagged
+
+    def _named_before(
+        self, token: str, start: int, host_start: int, memo: AuditMemo
+    ) -> list[Flagged]:
+        """What _refused flags before a plain link at ``start``: hosts named in its
+        markdown text or in the CJK text before it. Neither shape holds "/", "\\" or
+        "@", so those mentions read nothing past the link's scheme: judged once per
+        head (the token up to the link's host), which markdown links repeat."""
+        head = token[:host_start]
+        flagged = memo.heads.get(head)
+        if flagged is None:
+            before = mentions_before(token, start)
+            flagged = memo.heads[head] = self._refused(token, before, memo) if before else []
         return flagged
 
     def _ruling(self, found: Found, hosts: dict[str, Any]) -> Ruling:
