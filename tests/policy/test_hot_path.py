@@ -305,9 +305,12 @@ def test_an_audit_reads_a_token_once_across_messages_and_decoded_readings(
     # the same token as in the text as written.
     text = "Tom &amp; Jerry: https://evil.example/a?b=1"
     reads = _counting(monkeypatch, _text_audit, "read_token")
+    # A plain link's token is read by plain_host_link instead (the shortcut).
+    plain_reads = _counting(monkeypatch, _text_audit, "plain_host_link")
     found = DomainPolicy.block(["evil.example"]).audit(transcript_of(text))
     assert [v.url for v in found] == ["https://evil.example/a?b=1"] * 2
-    assert reads.count("https://evil.example/a?b=1") == 1, reads
+    assert plain_reads.count("https://evil.example/a?b=1") == 1, plain_reads
+    assert reads.count("https://evil.example/a?b=1") == 0, reads
 
 
 def test_the_plain_host_path_is_taken_for_plain_links(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -76,11 +76,13 @@ def check_token(token: str) -> None:
         authority = AUTHORITY_END.search(token, host_start, end)
         assert host_end == (authority.start() if authority else end)
     for audit in AUDITS:
-        shortcut = audit._plain_refused(token, {})
+        shortcut = audit._plain_refused(token, AuditMemo())
         if shortcut is not None:
+            # A blocklist reads the hosts named around the link too.
+            mentions = audit._mode == "block"
             with without_shortcut():
                 assert shortcut == audit._refused(
-                    token, read_token(token, mentions=False), AuditMemo()
+                    token, read_token(token, mentions=mentions), AuditMemo()
                 )
 
 
@@ -113,7 +115,8 @@ TOKEN_PIECES = st.sampled_from(
         "https://", "http://", "HTTPS://", "www.", "WwW.", "(", ")", "[a.b](", "](", "[", "]",
         "abc", ".com", ".", "..", "-", "1", "9x", "_", "xn--", "XN--", "/", "?", "#", "%2F",
         "=", "=/", "=//", "&", "@", ":", ":80", "'", "!", ",", "~", "*", ";", "。", "｡", "東京",
-        "参见：", "é", "\\", "?to=https://evil.com/", "a.example", "x1.io",
+        "参见：", "é", "\\", "?to=https://evil.com/", "a.example", "x1.io", "[b.com](", "b.com",
+        "evil.example", "東京。", "(.)", "[dot]",
     ]
 )  # fmt: skip
 TOKENS = st.lists(TOKEN_PIECES, max_size=14).map("".join)
@@ -134,6 +137,17 @@ TOKENS = st.lists(TOKEN_PIECES, max_size=14).map("".join)
 @example(token="https://abc.com/a=//evil.example/")
 @example(token="https://XN--mnchen-3ya.de/")
 @example(token="www.x")
+@example(token="[b.com](https://evil.example/b.com/x)")
+@example(token="[b.com](https://abc.com/b.com/x).")
+@example(token="[abc.b.com](https://abc.com/x)")
+@example(token="https://evil.example/x_")
+@example(token="https://evil.example/x.b.com")
+@example(token="https://evil.example/x).b.com")
+@example(token="https://abc.com/x.b.com")
+@example(token="https://abc.com/x[.]b.com")
+@example(token="東京。b.com https://evil.example/")
+@example(token="東京。b.comhttps://evil.example/x")
+@example(token="b.com東京https://evil.example/x")
 def test_plain_links_are_read_and_judged_as_the_full_reading(token: str) -> None:
     check_token(token)
 
@@ -141,6 +155,10 @@ def test_plain_links_are_read_and_judged_as_the_full_reading(token: str) -> None
 @settings(max_examples=200, deadline=None)
 @given(text=st.lists(st.one_of(TEXTS, URLS, TOKENS), max_size=6).map(" ".join))
 @example(text="see [abc.com](https://abc.com/a) www.evil.com/x https://abc.com./y `https://b.com/`")
+@example(
+    text="[b.com](https://evil.example/1) [b.com](https://abc.com/2) [b.com](HTTP://x1.io/) "
+    "東京。b.comhttps://evil.example/ 東京。b.comhttps://abc.com/x 東京。b.comhttp://abc.com/"
+)
 def test_generated_texts_are_audited_as_without_the_shortcut(text: str) -> None:
     check_audits([text])
 
@@ -195,7 +213,23 @@ def test_the_common_shapes_take_the_shortcut() -> None:
         ("东京的人口。https://abc.com/ja/3。.", []),
         ("https://www.abc.com/wiki/Page_(x)).", []),
     ]:
-        assert allow._plain_refused(token, {}) == flagged, token
+        assert allow._plain_refused(token, AuditMemo()) == flagged, token
     # Not plain: the full reading decides.
     for token in ["https://abc.com./x", "https://abc.com/r?to=https%3A%2F%2Fevil.com", "x:y"]:
-        assert allow._plain_refused(token, {}) is None, token
+        assert allow._plain_refused(token, AuditMemo()) is None, token
+
+
+def test_the_hosts_named_before_a_link_are_judged_once_per_head() -> None:
+    """A blocklist's mentions before a plain link read up to its scheme ("東京https"), so
+    they are remembered by the token up to the link's host, not by the text before it."""
+    policy = DomainPolicy.block(["xn--https-w91hq39l", "b.com"])  # 東京https
+    text = (
+        "例子。東京https://a.example/x 例子。東京http://a.example/x 例子。東京https://b.com/y "
+        "[b.com](https://a.example/1) [b.com](https://b.com/2) [b.com](https://a.example/3)"
+    )
+    fast = outcome(policy, text)
+    with without_shortcut():
+        assert fast == outcome(policy, text)
+    starts = {violation[4][0] for violation in fast[0]}
+    assert 0 in starts
+    assert text.index("例子。東京http:") not in starts  # "東京http" is not the rule's host

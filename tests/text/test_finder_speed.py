@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from agentloop_tools.web import DomainPolicy, Violation
 from agentloop_tools.web._search._render import SearchHit, render_results
-from agentloop_tools.web._text import _extent, _finder, _prefilter
+from agentloop_tools.web._text import _extent, _finder, _hostlike, _prefilter
 from agentloop_tools.web._text._extent import link_end, plain_link
 from agentloop_tools.web._text._finder import link_tokens, read_token, tokens
 from tests.real_cassettes import FILES, REAL_CASSETTES, body_strings
@@ -129,10 +129,10 @@ def old_read_mentions(token: str, position: int, finish: int, found: list[_finde
             end = old_link_end(token, start, end)
             host_end = min(host_end, end)
         host = token[start:host_end]
-        if not _finder._is_host_like(host):
+        if not _hostlike.is_host_like(host):
             continue
         written = token[start:end]
-        readings = (written,) if host.isascii() else (written, *_finder._cjk_free(host))
+        readings = (written,) if host.isascii() else (written, *_hostlike.cjk_free(host))
         found.append(_finder.Found(start, end, written, "mention", readings))
 
 

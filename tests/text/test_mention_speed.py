@@ -18,7 +18,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from agentloop_tools.web import DomainPolicy
-from agentloop_tools.web._text import _finder
+from agentloop_tools.web._text import _finder, _hostlike
 from agentloop_tools.web._text._extent import link_end
 from agentloop_tools.web._text._finder import read_token, tokens
 from tests.text.test_finder_speed import CORPUS, REAL, audit, old_link_end, rendered
@@ -54,10 +54,10 @@ def old_read_mentions(token: str, position: int, finish: int, found: list[_finde
             end = old_link_end(token, start, end)
             host_end = min(host_end, end)
         host = token[start:host_end]
-        if not _finder._is_host_like(host):
+        if not _hostlike.is_host_like(host):
             continue
         written = token[start:end]
-        readings = (written,) if host.isascii() else (written, *_finder._cjk_free(host))
+        readings = (written,) if host.isascii() else (written, *_hostlike.cjk_free(host))
         found.append(_finder.Found(start, end, written, "mention", readings))
 
 

@@ -17,10 +17,12 @@ class AuditMemo:
     the other messages) share one memo. It lives as long as the audit.
     """
 
-    __slots__ = ("hosts", "readings", "tokens")
+    __slots__ = ("heads", "hosts", "readings", "tokens")
 
     def __init__(self) -> None:
         self.tokens: dict[str, list[Flagged]] = {}  # token -> what it flags
         self.readings: dict[tuple[str, ...], Ruling] = {}  # a finding's readings -> ruling
         # A plain URL's host as written -> ruling, or _FULL: its look-alikes must be read.
         self.hosts: dict[str, Any] = {}
+        # A plain link token up to its host -> what a blocklist flags before the link.
+        self.heads: dict[str, list[Flagged]] = {}

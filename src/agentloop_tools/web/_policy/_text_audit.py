@@ -10,20 +10,41 @@ between text parts are read both ways.
 
 from __future__ import annotations
 
-import re
-from bisect import bisect_left
 from collections.abc import Callable
 from typing import Any
 
 from agentloop_tools.web._domains._index import RuleIndex, is_permitted
 from agentloop_tools.web._domains._url import host_of_plain, locate, nested_urls, plain_host
+from agentloop_tools.web._policy._findings import (
+    Spans,
+    cut_at_letter,
+    in_destination,
+    mapped,
+    replaced,
+    respelled,
+    unless_admitted_as_decoded,
+    widest_first,
+)
 from agentloop_tools.web._policy._memo import AuditMemo, Flagged, Ruling
-from agentloop_tools.web._policy._seams import WINDOW, seam_windows
-from agentloop_tools.web._policy._violation import Mode, Violation, moved, text_violation
+from agentloop_tools.web._policy._seams import seam_windows
+from agentloop_tools.web._policy._violation import (
+    Mode,
+    Violation,
+    add_text_violations,
+    moved,
+    text_violation,
+)
 from agentloop_tools.web._text._commands import command_targets
 from agentloop_tools.web._text._docformats import asciidoc_reading, rst_targets, split_attributes
 from agentloop_tools.web._text._extent import plain_host_link
-from agentloop_tools.web._text._finder import Found, link_tokens, read_token, tokens
+from agentloop_tools.web._text._finder import (
+    Found,
+    link_tokens,
+    may_mention,
+    mentions_before,
+    read_token,
+    tokens,
+)
 from agentloop_tools.web._text._linkable import has_deleted, linked_reading
 from agentloop_tools.web._text._literals import Replacement, literal_readings, rtf_reading
 from agentloop_tools.web._text._markup import Decoded, decode, layout
@@ -119,7 +140,7 @@ class TextAudit:
         prose: Callable[[int, int], bool] = lambda start, end: not code.holds(start, end)  # noqa: E731
         violations = self._scan(shown, index, prose, memo)
         if shown is not text:
-            violations = [_respelled(violation, text) for violation in violations]
+            violations = [respelled(violation, text) for violation in violations]
         # A browser decodes HTML (every reference, backslashes kept); CommonMark decodes
         # markdown (escapes, references ending in ";"). The same text is scanned once.
         browser = decode(shown, commonmark=False)
@@ -143,12 +164,12 @@ class TextAudit:
         found: dict[int, tuple[Decoded, list[Violation]]] = {}
         for reading in (browser, commonmark, *replacing):
             if reading is not None and id(reading) not in found:
-                scanned = self._scan(reading.text, index, _mapped(prose, reading), memo)
+                scanned = self._scan(reading.text, index, mapped(prose, reading), memo)
                 found[id(reading)] = (reading, scanned)
         if not found:
             return violations
         if self._mode == "allow":
-            violations = _unless_admitted_as_decoded(
+            violations = unless_admitted_as_decoded(
                 violations, text, found.get(id(browser)), found.get(id(commonmark))
             )
         return self._widest(text, violations, found, replacements)
@@ -167,7 +188,7 @@ class TextAudit:
         written.
         """
         candidates = [(violation, 0) for violation in violations]
-        replaced_by: list[tuple[Replacement, _Spans]] = []
+        replaced_by: list[tuple[Replacement, Spans]] = []
         replacing_ids = {id(replacement.reading): replacement for replacement in replacements}
         for rank, (reading, extra) in enumerate(found.values(), start=1):
             moved_all = []
@@ -182,16 +203,16 @@ class TextAudit:
                     candidates.append((written, -rank))
                 moved_all.append(written)
             if id(reading) in replacing_ids:
-                replaced_by.append((replacing_ids[id(reading)], _Spans(moved_all)))
+                replaced_by.append((replacing_ids[id(reading)], Spans(moved_all)))
         if self._mode == "allow" and replaced_by:
             # An allowlist judges the decoded link: "https://m\\u00fcnchen.de/" in a JSON
             # string goes to münchen.de, not to the host "m" a browser reads as written.
             candidates = [
                 (violation, rank)
                 for violation, rank in candidates
-                if rank < 0 or not _replaced(violation, replaced_by)
+                if rank < 0 or not replaced(violation, replaced_by)
             ]
-        candidates.sort(key=_widest_first)
+        candidates.sort(key=widest_first)
         kept: list[Violation] = []
         reach = -1
         for violation, _ in candidates:
@@ -219,15 +240,22 @@ class TextAudit:
             to_read = link_tokens(text)
         else:
             to_read = list(tokens(text))
-        # Links only, host rules only: a plain link's host decides, read at once.
-        plain = not mentions and not self._index.has_path_rules
+        # Host rules only: a plain link's host decides, read at once (a blocklist reads
+        # the hosts named around it too; an allowlist's bare hosts take the full reading).
+        plain = not self._index.has_path_rules and (not mentions or not allow)
+        bare_hosts = allow and self._bare_hosts  # only they can be left out in code
         for offset, token in to_read:
             flagged = judged.get(token)
             if flagged is None:
-                flagged = self._plain_refused(token, memo.hosts) if plain else None
+                flagged = self._plain_refused(token, memo) if plain else None
                 if flagged is None:
                     flagged = self._refused(token, read_token(token, mentions=mentions), memo)
                 judged[token] = flagged
+            if not flagged:
+                continue
+            if not bare_hosts:
+                add_text_violations(violations, flagged, index, offset)
+                continue
             for start, end, written, rule, bare in flagged:
                 start += offset
                 end += offset
@@ -252,7 +280,7 @@ class TextAudit:
         memo: AuditMemo,
     ) -> list[Violation]:
         """The hosts commands contact, where no link already reported covers them."""
-        spans = _Spans(violations)
+        spans = Spans(violations)
         added = [
             text_violation(written, index, rule, (start, end))
             for start, end, written, rule, _ in self._refused("", commands, memo)
@@ -277,13 +305,15 @@ class TextAudit:
         link_start, link_end = -1, -1
         allow = self._allow
         verdicts = memo.readings
+        last_readings: tuple[str, ...] | None = None
+        verdict: Ruling = False
         for found in finds:
             if found.kind == "mention" and link_start <= found.start < link_end:
                 continue  # the host of a link already reported, or (allowlist) in a link
             if allow and found.kind == "mention":
                 if not self._bare_hosts:
                     continue  # a host-like word is no link: config.py, README.md, evil.com
-                if _in_destination(token, found.start):
+                if in_destination(token, found.start):
                     continue  # a relative link target: [Contributing](../CONTRIBUTING.md)
                 if token[found.start - 1 : found.start] == "@":
                     continue  # an e-mail address: a mailto: link, no web host
@@ -295,9 +325,12 @@ class TextAudit:
                 found = found._replace(readings=(shown,))
             if allow and found.kind == "url":
                 link_start, link_end = found.start, found.end
-            verdict = verdicts.get(found.readings, _UNSEEN)
-            if verdict is _UNSEEN:
-                verdict = verdicts[found.readings] = self._ruling(found, memo.hosts)
+            # A repeated path's mentions share one readings tuple: judged once, not hashed.
+            if found.readings is not last_readings:
+                last_readings = found.readings
+                verdict = verdicts.get(last_readings, _UNSEEN)
+                if verdict is _UNSEEN:
+                    verdict = verdicts[last_readings] = self._ruling(found, memo.hosts)
             if verdict is False:
                 continue
             if found.kind == "url":
@@ -313,7 +346,7 @@ class TextAudit:
         memo: AuditMemo,
     ) -> list[Violation]:
         """Attribute values with newlines replace what the token scan read of them."""
-        spans = _Spans(
+        spans = Spans(
             [text_violation("", index, None, (found.start, found.end)) for found in extra]
         )
         kept = [
@@ -326,16 +359,45 @@ class TextAudit:
         kept.sort(key=lambda violation: violation.span or (0, 0))
         return kept
 
-    def _plain_refused(self, token: str, hosts: dict[str, Any]) -> list[Flagged] | None:
-        """What _refused flags in a token of one plain link, read by its host alone."""
+    def _plain_refused(self, token: str, memo: AuditMemo) -> list[Flagged] | None:
+        """What _refused flags in a token of one plain link, read by its host alone.
+
+        A blocklist also judges the hosts named before the link (its markdown text);
+        after it, the full reading (None) when a host may be named there.
+        """
         plain = plain_host_link(token)
         if plain is None:
             return None
         start, end, written, host = plain
-        ruling = self._host_ruling(host, hosts)
+        ruling = self._host_ruling(host, memo.hosts)
         if ruling is _FULL:
             return None
-        return [] if ruling is False else [(start, end, written, ruling, False)]
+        if self._allow:
+            return [] if ruling is False else [(start, end, written, ruling, False)]
+        # A refused link's own path names no host of its own (its finding covers it);
+        # a permitted link's path does, from its host's end.
+        host_start = token.find(host, start)  # "http://" holds no dot: the host's place
+        after = end if ruling is not False else host_start + len(host)
+        if may_mention(token, after):
+            return None
+        flagged = self._named_before(token, start, host_start, memo) if start > 2 else []
+        if ruling is not False:
+            flagged = [*flagged, (start, end, written, ruling, False)]
+        return flagged
+
+    def _named_before(
+        self, token: str, start: int, host_start: int, memo: AuditMemo
+    ) -> list[Flagged]:
+        """What _refused flags before a plain link at ``start``: hosts named in its
+        markdown text or in the CJK text before it. Neither shape holds "/", "\\" or
+        "@", so those mentions read nothing past the link's scheme: judged once per
+        head (the token up to the link's host), which markdown links repeat."""
+        head = token[:host_start]
+        flagged = memo.heads.get(head)
+        if flagged is None:
+            before = mentions_before(token, start)
+            flagged = memo.heads[head] = self._refused(token, before, memo) if before else []
+        return flagged
 
     def _ruling(self, found: Found, hosts: dict[str, Any]) -> Ruling:
         """The violation's rule (None: not allowlisted), or False when permitted."""
@@ -355,7 +417,7 @@ class TextAudit:
             # python.org host to a browser and a link to evil.net to a renderer.
             written = found.readings[0]
             for reading in found.readings:
-                if _cut_at_letter(written, reading):
+                if cut_at_letter(written, reading):
                     continue  # no renderer ends a host at "ü": "https://münchen.de/" is whole
                 if locate(reading) is None:
                     continue  # relative links and mailto: reach no host
@@ -381,130 +443,6 @@ class TextAudit:
             ruling = _FULL if host is None else False if is_permitted(rule, self._allow) else rule
             hosts[written] = ruling
         return ruling
-
-
-# What comes just before a URL that only a browser or a markdown renderer reads: an
-# href or src attribute value, or a markdown link destination.
-_DESTINATION_BEFORE = re.compile(r"""(?:\b(?:href|src)\s*=\s*["']?|\]\(\s*<?)$""", re.IGNORECASE)
-
-
-class _Spans:
-    """Which stretches of text already hold a finding: overlap tests in log time."""
-
-    def __init__(self, violations: list[Violation]) -> None:
-        spans = sorted(violation.span for violation in violations if violation.span)
-        self._starts = [start for start, _ in spans]
-        self._reach: list[int] = []
-        furthest = -1
-        for _, end in spans:
-            furthest = max(furthest, end)
-            self._reach.append(furthest)
-
-    def overlaps(self, start: int, end: int) -> bool:
-        before = bisect_left(self._starts, max(end, start + 1)) - 1
-        return before >= 0 and self._reach[before] > start
-
-
-def _cut_at_letter(written: str, reading: str) -> bool:
-    """Whether ``reading`` is ``written`` cut before a character other than ASCII.
-
-    A reader may end a host there ("https://evil.com中文" names evil.com), so a
-    blocklist judges that reading; GFM and linkify-it keep the whole host, so it is
-    not a link an allowlist must refuse.
-    """
-    return (
-        len(reading) < len(written)
-        and written.startswith(reading)
-        and not written[len(reading)].isascii()
-    )
-
-
-def _in_destination(token: str, position: int) -> bool:
-    """Whether ``position`` is inside a markdown link destination that starts in ``token``.
-
-    A bare host there is a relative path ("[up](../README.md)"), never a host.
-    """
-    opened = token.rfind("](", max(position - WINDOW, 0), position)  # bounded: linear
-    return opened != -1 and ")" not in token[opened + 2 : position]
-
-
-def _mapped(prose: Callable[[int, int], bool], reading: Decoded) -> Callable[[int, int], bool]:
-    """``prose`` for spans of the decoded text."""
-    return lambda start, end: prose(*reading.span(start, end))
-
-
-def _unless_admitted_as_decoded(
-    violations: list[Violation],
-    text: str,
-    browser: tuple[Decoded, list[Violation]] | None,
-    commonmark: tuple[Decoded, list[Violation]] | None,
-) -> list[Violation]:
-    """Drop a link only its decoded form of which is followed, when that form is admitted.
-
-    In an ``href``/``src`` value the browser decodes every reference; in a markdown link
-    destination CommonMark decodes escapes and references ending in ";". Elsewhere the
-    text as written is a reading of its own: markdown-it ends a bare link at a
-    reference, and leaves references in autolinks alone.
-    """
-    readers = {
-        kind: (reading, _Spans([moved(v, v.url, reading.span(*v.span or (0, 0))) for v in extra]))
-        for kind, pair in (("attribute", browser), ("destination", commonmark))
-        if pair is not None
-        for reading, extra in (pair,)
-    }
-    kept = []
-    for violation in violations:
-        if violation.span is not None:
-            start, end = violation.span
-            before = _DESTINATION_BEFORE.search(text, max(start - 64, 0), start)
-            kind = (
-                None
-                if before is None
-                else "destination"
-                if before.group()[0] == "]"
-                else "attribute"
-            )
-            reader = readers.get(kind) if kind is not None else None
-            if (
-                reader is not None
-                and reader[0].changes(start, end)
-                and not reader[1].overlaps(start, end)
-            ):
-                continue
-        kept.append(violation)
-    return kept
-
-
-def _widest_first(candidate: tuple[Violation, int]) -> tuple[int, int, int]:
-    violation, rank = candidate
-    start, end = violation.span or (0, 0)
-    return start, -end, abs(rank)
-
-
-def _replaced(violation: Violation, readings: list[tuple[Replacement, _Spans]]) -> bool:
-    """Whether a decoder reads this text (a string literal...) and admits what it reads.
-
-    Not when RFC 3986 clients read another host in the text as written: a shell passes
-    ``"https://good.com\\x2f@evil.com/"`` to curl undecoded, and curl goes to evil.com.
-    """
-    assert violation.span is not None
-    start, end = violation.span
-    if not any(
-        replacement.holds(start, end) and not flagged.overlaps(start, end)
-        for replacement, flagged in readings
-    ):
-        return False
-    location = locate(violation.url)
-    return location is None or location.agreed
-
-
-def _respelled(violation: Violation, text: str) -> Violation:
-    """The violation with its URL as written (layout put spaces where pipes were)."""
-    if violation.span is None:
-        return violation
-    start, end = violation.span
-    written = text[start:end]
-    return violation if written == violation.url else moved(violation, written, violation.span)
 
 
 _UNSEEN: Any = object()

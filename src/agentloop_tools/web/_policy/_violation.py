@@ -124,6 +124,29 @@ def text_violation(
     return violation
 
 
+def add_text_violations(
+    violations: list[Violation],
+    flagged: Iterable[tuple[int, int, str, str | None, bool]],
+    index: int,
+    offset: int,
+) -> None:
+    """:func:`text_violation` for each finding of one token (spans moved by ``offset``),
+    appended in order: one loop, no call per finding (a token can flag thousands)."""
+    new, cls, append = _new, Violation, violations.append
+    set_url, set_where, set_index, set_rule = _set_url, _set_where, _set_message_index, _set_rule
+    set_span, set_conversation, set_refused = _set_span, _set_conversation, _set_refused
+    for start, end, written, rule, _ in flagged:
+        violation = new(cls)
+        set_url(violation, written)
+        set_where(violation, "text")
+        set_index(violation, index)
+        set_rule(violation, rule)
+        set_span(violation, (start + offset, end + offset))
+        set_conversation(violation, 0)
+        set_refused(violation, False)
+        append(violation)
+
+
 def moved(violation: Violation, url: str, span: tuple[int, int] | None) -> Violation:
     """``dataclasses.replace(violation, url=url, span=span)``, without its walk over
     the fields."""

@@ -8,13 +8,13 @@ more of the token, or a defanged dot), and only those are read closely.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterator
 from operator import itemgetter
 from typing import Literal, NamedTuple
 
 from agentloop_tools.web._domains._url import AUTHORITY_END, DEFANGED_DOT
 from agentloop_tools.web._text._extent import link_end, plain_url
+from agentloop_tools.web._text._hostlike import DELETED, cjk_free, is_host_like
 
 # Characters that end a token everywhere: whitespace, and what HTML and markdown
 # never let into a link (angle brackets, double quotes, backticks).
@@ -58,22 +58,12 @@ _NOT_AFTER_WWW = frozenset(".,;:!?'*_~)]")
 _PLAIN_WORD = re.compile(r"[\w-]*")
 _SLASH_RUN = re.compile(r"[/\\]{2,}")
 _WWW = re.compile(r"www\.", re.IGNORECASE)
-_IPV4_PART = re.compile(r"0[xX][0-9A-Fa-f]*|[0-9]+")
 TOKEN_RUN = re.compile(r"[^\s<>\"`]*")
 
 # A host name mentioned in prose: labels joined by dots, full-width dots,
 # ideographic full stops or defanged dots ("example[.]com"). It starts after a
 # non-label character or after a percent-escape, as in a redirect's
-# "?url=https%3A%2F%2Fexample.com".
-# Code points UTS #46 deletes from a host (soft hyphen, zero-width and joiner
-# characters, variation selectors, invisible operators, fillers): "evil\ufe0f.com" is
-# evil.com to a browser. ZWJ and ZWNJ are kept by newer IDNA but deleted by the
-# transitional mapping some readers still apply.
-_DELETED = (
-    "\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200d\u2060-\u2064"
-    "\u206a-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\U0001bca0-\U0001bca3"
-    "\U0001d173-\U0001d17a\U000e0100-\U000e01ef"
-)
+# "?url=https%3A%2F%2Fexample.com". Its labels hold the characters IDNA deletes too.
 # Besides word characters: the combining accents ("e\u0301vil.com" is évil.com) and the
 # letters that are symbols to Unicode but spell words, which NFKC (and so IDNA) maps to
 # ASCII: circled and squared Latin letters ("ⓔⓥⓘⓛ.com" is evil.com). Not signs such as
@@ -81,19 +71,15 @@ _DELETED = (
 # renderers and readers take them ("example.com™", "example.com－官方网站").
 _MARKS = "\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\ufe20-\ufe2f"
 _SYMBOL_LETTERS = "\u24b6-\u24e9\U0001f130-\U0001f149"
-_LABEL_BODY = rf"\w\-{_DELETED}{_MARKS}{_SYMBOL_LETTERS}"
+_LABEL_BODY = rf"\w\-{DELETED}{_MARKS}{_SYMBOL_LETTERS}"
 _LABEL_CHARS = rf"[{_LABEL_BODY}]"
 # Where GFM's autolinker and linkify-it end a link's domain: punctuation
 # ("https://evil.com's", "https://evil.com[1]" link to evil.com) and characters
 # other than ASCII, but not the userinfo and port marks or the ASCII symbols
 # (+ = $ ~) linkify-it keeps. The cut is a second reading; the link as written is
 # read too. Characters UTS #46 deletes do not end it: linkifiers keep them in the host.
-_RENDERED_HOST_STOP = re.compile(rf"[^A-Za-z0-9._~:@$+={_DELETED}-]")
-DELETED_CHAR = re.compile(f"[{_DELETED}]")
-_DELETED_RANGES = [
-    (match.group(1), match.group(2) or match.group(1))
-    for match in re.finditer(r"(.)(?:-(.))?", _DELETED, re.DOTALL)
-]
+_RENDERED_HOST_STOP = re.compile(rf"[^A-Za-z0-9._~:@$+={DELETED}-]")
+DELETED_CHAR = re.compile(f"[{DELETED}]")
 _DOT = r"(?:[.\uff0e\u3002\uff61]|\[\.\]|\(\.\)|\{\.\}|\[dot\]|\(dot\))"
 _MENTION = re.compile(
     # Not inside a label; after "%" only when it starts no escape ("%evil.com" is linked).
@@ -118,19 +104,6 @@ _TRAILING_ASCII = ".,:;!?'*_~"
 _new_found = tuple.__new__
 # A mention's (host length, readings) before it is read: no host is -1 characters long.
 _NO_READING: tuple[int, tuple[str, ...] | None] = (-1, None)
-# Characters IDNA deletes, and dots it maps to ".", for judging a mention's shape.
-_TO_PLAIN: dict[int, str | None] = {
-    **dict.fromkeys(
-        code for first, last in _DELETED_RANGES for code in range(ord(first), ord(last) + 1)
-    ),
-    **dict.fromkeys(map(ord, "\u3002\uff0e\uff61"), "."),
-}
-_CJK_CLASS = (
-    r"[\u1100-\u11ff\u2e80-\u2fff\u3040-\u30ff\u3130-\u318f"
-    r"\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]+"
-)
-_CJK_RUN = re.compile(_CJK_CLASS)
-_DOT_CHARS = ".\u3002\uff0e\uff61"
 
 # What may come before an e-mail address's local part (linkify-it's reading): the
 # token's start, an opening quote or parenthesis, or more of the local part. After
@@ -309,6 +282,20 @@ def _single_url_start(token: str) -> int | None:
     return start
 
 
+def mentions_before(token: str, start: int) -> list[Found]:
+    """The host names :func:`read_token` finds before a plain link starting at ``start``."""
+    found: list[Found] = []
+    if start > 2:
+        _read_mentions(token, 0, start, found)
+    return found
+
+
+def may_mention(token: str, position: int) -> bool:
+    """Whether a host name can start from ``position`` on: a dot (or a defanged dot's
+    closing bracket) followed by a label character lies ahead."""
+    return _DOT_THEN_LABEL.search(token, position) is not None
+
+
 def _read_mentions_between(
     token: str, authorities: list[tuple[int, int]], found: list[Found]
 ) -> None:
@@ -384,9 +371,9 @@ def _read_mentions(token: str, position: int, finish: int, found: list[Found]) -
 def _mention_readings(written: str, host_length: int) -> tuple[int, tuple[str, ...] | None]:
     """``(host_length, the readings)`` of a mention, None when its host is no host name."""
     host = written[:host_length]
-    if not _is_host_like(host):
+    if not is_host_like(host):
         return host_length, None
-    return host_length, (written,) if host.isascii() else (written, *_cjk_free(host))
+    return host_length, (written,) if host.isascii() else (written, *cjk_free(host))
 
 
 def _local_part(token: str, start: int, end: int) -> bool:
@@ -453,51 +440,3 @@ def _dotted_authority(token: str, start: int, end: int) -> bool:
         return True
     host = host.partition(":")[0]  # "//TODO:fix" is a comment too
     return _PLAIN_WORD.fullmatch(host) is None or host.lower() == "localhost"
-
-
-def _is_host_like(host: str) -> bool:
-    """A dotted word whose last label has a letter, or a dotted-quad IPv4 address.
-
-    "3.14" and "v1.2" are not host names; "config.py" is, and only matters when
-    ".py" or "config.py" is on the blocklist.
-    """
-    if host.isascii() and "(" not in host and "[" not in host and "{" not in host:
-        plain = host.rstrip(".")
-        last = plain[plain.rfind(".") + 1 :]
-        if ".." not in plain and not plain.startswith(".") and last.lower() != last.upper():
-            return True  # the common case: the last label has a letter
-    elif host.isascii():
-        plain = DEFANGED_DOT.sub(".", host)
-    else:
-        plain = DEFANGED_DOT.sub(".", unicodedata.normalize("NFKC", host.translate(_TO_PLAIN)))
-    labels = plain.rstrip(".").split(".")
-    if len(labels) < 2 or not all(labels):
-        return False
-    last = labels[-1]
-    if not last.isdigit() and any(char.isalpha() for char in last):
-        return True
-    return _ipv4_like(labels)
-
-
-def _ipv4_like(labels: list[str]) -> bool:
-    """Labels a browser (and curl, and ``inet_aton``) read as an IPv4 address.
-
-    Four numbers, or fewer in octal (``0251.0376.43518``) or with a last part too big
-    for one byte (``169.254.43518``); "3.14" and "1.2.3" stay version numbers.
-    """
-    if not 2 <= len(labels) <= 4 or not all(_IPV4_PART.fullmatch(label) for label in labels):
-        return False
-    if len(labels) == 4:
-        return True
-    last = labels[-1]
-    return any(len(label) > 1 and label[0] == "0" for label in labels) or (
-        last.isdigit() and len(last) <= 10 and int(last) > 255
-    )
-
-
-def _cjk_free(host: str) -> list[str]:
-    """Hosts inside a run glued to CJK text ("以及example.comを参照"), read without the CJK."""
-    if _CJK_RUN.search(host) is None:
-        return []
-    pieces = (piece.strip(_DOT_CHARS) for piece in _CJK_RUN.split(host))
-    return [piece for piece in pieces if piece and _is_host_like(piece)]
