@@ -94,3 +94,17 @@ def test_a_file_with_another_hard_link_is_written_in_place(tmp_path: Path) -> No
     other.hardlink_to(report)
     _emit.emit(str(report), _new)
     assert other.read_text() == "new\n"
+
+
+def test_a_file_another_user_owns_is_written_in_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Replacing it would hand it to the user running audit (and drop its ACLs): a file
+    # someone else owns and lets this user write keeps its owner, written in place.
+    report = tmp_path / "report.txt"
+    report.write_text("old\n")
+    inode = report.stat().st_ino
+    monkeypatch.setattr(os, "geteuid", lambda: report.stat().st_uid + 1)
+    _emit.emit(str(report), _new)
+    assert report.read_text() == "new\n"
+    assert report.stat().st_ino == inode

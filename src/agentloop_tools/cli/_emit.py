@@ -62,8 +62,11 @@ def _temporary_beside(target: str) -> str | None:
     try:
         found = os.stat(target)
         # A file this user may not write is refused by open() as before; a file with
-        # other hard links is written in place, so every name keeps showing it.
+        # other hard links is written in place, so every name keeps showing it, and so
+        # is another user's file, which a replacement would take from them.
         if not stat.S_ISREG(found.st_mode) or found.st_nlink > 1:
+            return None
+        if found.st_uid != os.geteuid():
             return None
         if not os.access(target, os.W_OK):
             return None
