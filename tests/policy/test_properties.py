@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from agentloop import Transcript
 from agentloop.transcript import Citation, HostedToolPart, Source, TextPart
-from hypothesis import assume, example, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from agentloop_tools.web import DomainPolicy
@@ -192,6 +192,10 @@ def test_the_plain_url_shortcut_agrees_with_the_parser(url: str) -> None:
     assert locate(url) == parse(url)
 
 
+# Most of TEXTS are no URL, so the assume() below discards many inputs by design: on
+# some seeds Hypothesis's filter health check failed the run. It still raises
+# Unsatisfiable when no input at all is kept.
+@settings(suppress_health_check=[HealthCheck.filter_too_much])
 @given(url=st.one_of(urls(), TEXTS))
 @example(url="https://example.com@evil.net/")
 @example(url="https://example.com:99999/")
