@@ -239,7 +239,7 @@ class LiteralSearch:
             database.scan(data, match_event_handler=_appender(ends), scratch=scratch)
         if len(data) == length:  # ASCII: bytes are characters
             return [*starts, *(end - 1 for end in ends)]
-        where = _characters(data, [*starts, *ends])
+        where = character_offsets(data, [*starts, *ends])
         return [*(where[start] for start in starts), *(where[end] - 1 for end in ends)]
 
     def __reduce__(
@@ -257,7 +257,7 @@ def _restore(
     return LiteralSearch(literals, engine=engine, seen=seen, database=serialized)
 
 
-def _characters(data: bytes, offsets: list[int]) -> dict[int, int]:
+def character_offsets(data: bytes, offsets: list[int]) -> dict[int, int]:
     """Byte offsets in UTF-8 ``data`` (each between two characters) as character offsets."""
     converted: dict[int, int] = {}
     at_byte = at_char = 0

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 
 from ahocorasick_rs import MATCHKIND_LEFTMOST_FIRST, BytesAhoCorasick
 
+from agentloop_tools.web._text._literal_search import character_offsets
+
 
 class SplitSearch:
     """Byte offsets where hosts and marks occur in UTF-8 text.
@@ -59,10 +61,5 @@ def split_search(hosts: Sequence[str], marks: Sequence[str]) -> SplitSearch | No
 
 def char_offsets(data: bytes, offsets: list[int]) -> list[int]:
     """Byte offsets in UTF-8 ``data`` (each at a character's start) as character offsets."""
-    converted: dict[int, int] = {}
-    at_byte = at_char = 0
-    for offset in sorted(set(offsets)):
-        at_char += len(data[at_byte:offset].decode())
-        at_byte = offset
-        converted[offset] = at_char
+    converted = character_offsets(data, offsets)
     return [converted[offset] for offset in offsets]
